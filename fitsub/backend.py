@@ -19,12 +19,15 @@ class Request:
     unconstrained translation). `max_chars`: a hard budget no output may exceed (None: none).
     `min_chars`: a lower bound the search keeps to when it can (dubbing wants the same length
     as the source, not only a shorter one); outputs that cannot reach it still fit `max_chars`.
+    `no_space`: `max_chars` and `min_chars` count characters without spaces (the unit of IWSLT
+    2022's length compliance, `fitsub.units.chars_no_space`); `target_chars` stays in characters.
     """
 
     text: str
     target_chars: int | None = None
     max_chars: int | None = None
     min_chars: int | None = None
+    no_space: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 A setting is one way of translating: a model, a mode ("unconstrained": no length asked;
 "length": `Request.target_chars` = floor(ratio × source chars); "hard": the same length also
-enforced as `Request.max_chars`; "band": also a lower bound of 90 % of that length,
-IWSLT 2022's ±10 % band) and a ratio. Translation streams in batches and keeps only
+enforced as `Request.max_chars`; "band": also a lower bound of 90 % of that length; "iso":
+IWSLT 2022's isometric band, characters without spaces within ±10 % of ratio × the source's,
+the unit and window of its length compliance LC) and a ratio. Translation streams in batches and keeps only
 the output strings, so 2,000 segments cost a few hundred kB beyond the model. The metrics
 themselves live in `fitsub.metrics`.
 """
@@ -25,6 +26,7 @@ from fitsub.metrics import (
     RateResult,
     RatioStats,
     SettingMetrics,
+    isometric_bounds,
     requested_chars,
     score,
     subtitle_compliance,
@@ -32,8 +34,14 @@ from fitsub.metrics import (
 from fitsub.units import char_length
 
 # "hyp": outputs given, not translated (scoring without a model).
-Mode = Literal["unconstrained", "length", "hard", "band", "hyp"]
-MODES: tuple[Mode, ...] = ("unconstrained", "length", "hard", "band")  # what --settings may name
+Mode = Literal["unconstrained", "length", "hard", "band", "iso", "hyp"]
+MODES: tuple[Mode, ...] = (
+    "unconstrained",
+    "length",
+    "hard",
+    "band",
+    "iso",
+)  # what --settings may name
 BAND_LOW = 0.9  # "band": the lower bound is 90 % of the requested length (IWSLT 2022's ±10 %)
 SUBTITLE_SUFFIXES = (".srt", ".vtt")
 # (label, done, total): called after each translated batch.
@@ -59,6 +67,9 @@ class Setting:
         if self.mode == "band":
             low = math.ceil(BAND_LOW * target - 1e-9)
             return Request(text, target_chars=target, max_chars=target, min_chars=low)
+        if self.mode == "iso":
+            low, high = isometric_bounds(text, self.ratio)
+            return Request(text, target, max_chars=high, min_chars=low, no_space=True)
         return Request(text, target_chars=target, max_chars=target if self.mode == "hard" else None)
 
 

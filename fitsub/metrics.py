@@ -252,6 +252,16 @@ def is_length_compliant(src: str, out: str) -> bool:
     return 10 * abs(o - s) <= s
 
 
+def isometric_bounds(src: str, ratio: float = 1.0) -> tuple[int, int]:
+    """The IWSLT 2022 ±10 % band around ratio × the source, in characters without spaces.
+
+    At ratio 1 an output is LC-compliant (`is_length_compliant`) exactly when its length without
+    spaces lies in [low, high] = [ceil(0.9 s), floor(1.1 s)].
+    """
+    target = Fraction(repr(float(ratio))) * chars_no_space(src)
+    return math.ceil(Fraction(9, 10) * target), math.floor(Fraction(11, 10) * target)
+
+
 def length_compliance(srcs: Sequence[str], outs: Sequence[str]) -> RateResult:
     """LC: the share of outputs compliant under the IWSLT 2022 isometric rule."""
     _check_aligned("srcs", srcs, "outs", outs)

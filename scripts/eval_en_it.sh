@@ -9,7 +9,7 @@ MODEL=${1:-models/en-it}
 OUT=${2:-build/eval}
 T=${DATA:-../shared/data/en-it}
 FITSUB=${FITSUB:-.venv/bin/fitsub}
-SETTINGS=(--settings unconstrained,hard,band --ratio 1.0,0.9 --beam "${BEAM:-5}" --batch-size 64)
+SETTINGS=(--settings unconstrained,hard,band,iso --ratio 1.0,0.9 --beam "${BEAM:-5}" --batch-size 64)
 mkdir -p "$OUT"
 $FITSUB eval --model "$MODEL" --bleu --lr "${SETTINGS[@]}" \
   --testset tatoeba-test-unseen="$T/test/tatoeba-test-unseen" \

@@ -351,3 +351,14 @@ def test_band_setting_asks_for_both_bounds() -> None:
     req = Setting("band@1", "band", 1.0).request("We have a lot of work to do.")  # 28 chars
     assert (req.target_chars, req.max_chars, req.min_chars) == (28, 28, 26)  # ceil(0.9 × 28)
     assert Setting("hard@1", "hard", 1.0).request("abc").min_chars is None
+
+
+def test_iso_setting_asks_for_the_lc_band_without_spaces() -> None:
+    from fitsub.evaluate import Setting
+
+    req = Setting("iso@1", "iso", 1.0).request("We have a lot of work to do.")  # 21 without spaces
+    assert (req.target_chars, req.min_chars, req.max_chars, req.no_space) == (28, 19, 23, True)
+    req = Setting("iso@0.9", "iso", 0.9).request(
+        "We have a lot of work to do."
+    )  # 18.9 × [0.9, 1.1]
+    assert (req.target_chars, req.min_chars, req.max_chars) == (25, 18, 20)

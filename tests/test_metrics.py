@@ -218,3 +218,13 @@ def test_score_without_source_leaves_source_metrics_out() -> None:
     assert res.lc is None and res.fit is None and res.lr_src_chars is None
     assert res.lr_ref_subwords is not None
     assert res.lr_ref_subwords.mean == pytest.approx(2 / 3)
+
+
+def test_isometric_bounds_are_exactly_the_lc_window() -> None:
+    from fitsub.metrics import is_length_compliant, isometric_bounds
+
+    for s in range(11, 80):
+        src = "ab " * (s // 2) + "c" * (s % 2)  # s characters without spaces
+        low, high = isometric_bounds(src)
+        for o in range(0, 2 * s):
+            assert (low <= o <= high) == is_length_compliant(src, "x" * o), (s, o)

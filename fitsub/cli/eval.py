@@ -140,7 +140,7 @@ def eval_cmd(
     settings: list[str] | None = typer.Option(
         None,
         "--settings",
-        help="unconstrained, length, hard, band (comma-separated or repeated; default: unconstrained,length).",
+        help="unconstrained, length, hard, band, iso (comma-separated or repeated; default: unconstrained,length).",
     ),
     ratio: list[str] | None = typer.Option(
         None,

@@ -30,7 +30,7 @@ from fitsub.errors import InputError, ModelMissingError
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import beam_search
-from fitsub.units import char_length
+from fitsub.units import char_length, chars_no_space
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 
@@ -131,7 +131,10 @@ class NMTBackend:
                 n_src = max(1, len(ids) - 1 - (token is not None))
                 cpp = self.chars_per_piece or max(src_chars, 1) / n_src
                 units = max(1, round(target / cpp))
-        return ids, units, target
+        rerank = target
+        if req.no_space and target is not None:  # re-rank in the unit of the request's bounds
+            rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
+        return ids, units, rerank
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """n-best candidates per request, best first, in input order."""
@@ -164,6 +167,7 @@ class NMTBackend:
                 n_best=n_best,
                 target_chars=[r[3] for r in chunk],
                 min_chars=[requests[r[0]].min_chars for r in chunk],
+                no_space=[requests[r[0]].no_space for r in chunk],
             )
             for r, hs in zip(chunk, hyps, strict=True):
                 out[r[0]] = [Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs]

@@ -15,6 +15,11 @@ budget by construction. An empty output does not count as fitting a budget: when
 hypothesis fits, the source is searched again without the budget and those candidates are
 returned shortest (non-empty) first, flagged `fits=False`.
 
+Characters without spaces (`no_space` rows, the unit of IWSLT 2022's length compliance): the
+row's budget, lower bound, re-ranking target and returned length all count characters other
+than spaces; a piece adds its characters less its word-boundary space (SentencePiece pieces
+hold no other space).
+
 Lower bound (`min_chars`, for dubbing's "same length as the source"): EOS gets -inf while a
 hypothesis is shorter than its row's lower bound (except at the forced end). When no hypothesis
 can meet both bounds, the row is searched again with the upper bound alone.
@@ -64,6 +69,7 @@ def _search(
     beam: int,
     max_len: int,
     floor: Tensor | None = None,
+    no_space: Tensor | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, int]:
     """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps."""
     cfg = model.cfg
@@ -75,6 +81,7 @@ def _search(
     limit = None if budget is None else budget.to(dev).repeat_interleave(K)  # (BK,)
     least = None if floor is None else floor.to(dev).repeat_interleave(K)  # (BK,)
     pc, lead = model.piece_chars, model.leading_space  # (V,)
+    bare = None if no_space is None else no_space.to(dev).repeat_interleave(K)[:, None]  # (BK, 1)
     banned = pc.eq(0)
     banned[cfg.eos_id] = False
     base = torch.zeros(V, device=dev).masked_fill(banned, NEG_INF)  # (V,)
@@ -93,9 +100,11 @@ def _search(
     for t in range(max_len):
         logits = model.decode(tokens[:, t : t + 1], memory, src_pad, lens, cache)[:, -1]  # (BK, V)
         logp = torch.log_softmax(logits.float(), dim=-1) + base
-        add = pc - lead if t == 0 else pc  # (V,) characters each piece would add
+        add = (pc - lead if t == 0 else pc)[None, :]  # (1 or BK, V) characters a piece would add
+        if bare is not None:
+            add = torch.where(bare, (pc - lead)[None, :], add)
         if limit is not None:
-            over = (chars[:, None] + add[None, :]) > limit[:, None]  # (BK, V)
+            over = (chars[:, None] + add) > limit[:, None]  # (BK, V)
             logp = logp.masked_fill(over, NEG_INF)
         if least is not None and t < max_len - 1:
             short = (chars < least) & ~finished  # (BK,) may not end yet
@@ -111,7 +120,7 @@ def _search(
             tokens, chars, finished = tokens[rows], chars[rows], finished[rows]
             cache.reorder(rows)
         tokens[:, t + 1] = tok
-        chars = chars + add[tok]
+        chars = chars + (add[0, tok] if add.size(0) == 1 else add.gather(1, tok[:, None])[:, 0])
         finished = finished | tok.eq(cfg.eos_id)
         scores = top.view(-1)
         steps = t + 1
@@ -141,12 +150,14 @@ def beam_search(
     n_best: int = 1,
     target_chars: Sequence[int | None] | None = None,
     min_chars: Sequence[int | None] | None = None,
+    no_space: Sequence[bool] | None = None,
 ) -> list[list[Hypothesis]]:
     """Translate a padded batch `src` (B, S) of source ids; `n_best` hypotheses per row, best first.
 
     `tgt_len` (B,) is the length for the model's encoding in its `length_unit` (-1 or None: no
     length signal); `max_chars` the hard budget per row (None: none); `target_chars` the length
-    in characters that re-ranking prefers; `min_chars` a lower bound per row (None: none).
+    in characters that re-ranking prefers; `min_chars` a lower bound per row (None: none);
+    `no_space` rows count all three, and the returned `chars`, without spaces.
     The caller sorts sources by length (see backend).
     """
     if beam < 1 or n_best < 1 or max_len < 1:
@@ -166,8 +177,10 @@ def beam_search(
     floor_t = None
     if any(f is not None for f in floors):
         floor_t = torch.tensor([0 if f is None else f for f in floors], dtype=torch.long)
+    bare = list(no_space) if no_space is not None else [False] * B
+    bare_t = torch.tensor(bare, dtype=torch.bool) if any(bare) else None
     k = max(beam, n_best)
-    tokens, scores, chars, _ = _search(net, src, tgt_len, budget_t, k, max_len, floor_t)
+    tokens, scores, chars, _ = _search(net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t)
     toks, scs, chs = tokens[:, 1:].tolist(), scores.tolist(), chars.tolist()
     results: list[list[Hypothesis]] = []
     misses: list[int] = []
@@ -190,15 +203,28 @@ def beam_search(
         sub_len = None if tgt_len is None else tgt_len[misses]
         sub_budget = [budgets[b] for b in misses]
         sub_target = [targets[b] for b in misses]
+        sub_bare = [bare[b] for b in misses]
         again = beam_search(
-            net, src[misses], sub_len, sub_budget, beam, max_len, length_weight, n_best, sub_target
+            net,
+            src[misses],
+            sub_len,
+            sub_budget,
+            beam,
+            max_len,
+            length_weight,
+            n_best,
+            sub_target,
+            no_space=sub_bare,
         )
         for b, hyps in zip(misses, again, strict=True):
             results[b] = hyps
         return results
     if misses:
         sub_len = None if tgt_len is None else tgt_len[misses]
-        again = beam_search(net, src[misses], sub_len, None, beam, max_len, length_weight, k, None)
+        sub_bare = [bare[b] for b in misses]
+        again = beam_search(
+            net, src[misses], sub_len, None, beam, max_len, length_weight, k, None, None, sub_bare
+        )
         for b, hyps in zip(misses, again, strict=True):
             short = sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
             results[b] = [Hypothesis(h.ids, h.score, h.chars, False, h.rank) for h in short]

@@ -298,6 +298,7 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
             if resume_from is not None:
                 truncate_log(self.out / LOG_NAME, int(self.state["step"]))
+            self._write_dev_text()
         self._emit(
             "data",
             **self.prepared.report,
@@ -310,6 +311,13 @@ class Trainer:
             resumed_step=int(self.state["step"]) if resume_from else None,
             chars_per_piece=mcfg.extra.get("chars_per_piece"),
         )
+
+    def _write_dev_text(self) -> None:
+        """OUT/dev.SRC and OUT/dev.TGT: the dev pairs, so `fitsub eval --testset dev=OUT/dev`
+        can score any run on exactly the pairs its dev BLEU was measured on."""
+        dev = self.prepared.dev_text
+        for lang, lines in ((self.cfg.src_lang, dev.src), (self.cfg.tgt_lang, dev.tgt)):
+            atomic_write_text(self.out / f"dev.{lang}", "".join(line + "\n" for line in lines))
 
     # -- batches ------------------------------------------------------------------------------------
     def epoch_batches(self, epoch: int) -> list[np.ndarray]:
