@@ -23,3 +23,6 @@ $FITSUB eval --model "$MODEL" --bleu --lr "${SETTINGS[@]}" \
   --testset flores200-devtest="$T/test/flores200-devtest" \
   --max-segments "${MAX_WIKI:-100}" \
   --markdown "$OUT/wiki.md" --json "$OUT/wiki.json" --plot "$OUT/wiki"
+# the README's condensed table
+"${PYTHON:-.venv/bin/python}" scripts/results_table.py "$OUT/conversational.json" "$OUT/wiki.json" \
+  > "$OUT/summary.md"

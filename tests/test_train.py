@@ -79,10 +79,9 @@ def test_cli_trains_saves_and_resumes(toy: Path, tmp_path: Path) -> None:
     # the held-out dev pairs are written out for `fitsub eval`, still aligned pairs of the data
     dev_en = (out / "dev.en").read_text("utf-8").splitlines()
     dev_it = (out / "dev.it").read_text("utf-8").splitlines()
-    pairs = set(
-        zip((toy / "toy.en").read_text().splitlines(), (toy / "toy.it").read_text().splitlines())
-    )
-    assert len(dev_en) == len(dev_it) == 40 and set(zip(dev_en, dev_it)) <= pairs
+    en, it = ((toy / f"toy.{lang}").read_text().splitlines() for lang in ("en", "it"))
+    assert len(dev_en) == len(dev_it) == 40
+    assert set(zip(dev_en, dev_it, strict=True)) <= set(zip(en, it, strict=True))
 
     # --resume with only the new limit: continues from step 40 with the saved options
     assert run_cli(["--out", str(out), "--resume", "--max-steps", "50", "-q"]) == 0
