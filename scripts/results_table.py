@@ -16,7 +16,9 @@ def rows(report: dict) -> list[str]:
     out, seen = [], set()
     for row in report["rows"]:
         m = row["metrics"]
-        name = "unconstrained" if row["mode"] == "unconstrained" else row["setting"]
+        name = row["mode"] if row["mode"] == "unconstrained" else f"{row['mode']}@{row['ratio']:g}"
+        if len({r.get("model") for r in report["rows"]}) > 1:  # several models: name the run
+            name = f"{Path(row['model']).parent.name} {name}"
         key = (row["testset"], row.get("model"), name)
         if key in seen:
             continue

@@ -115,7 +115,7 @@ def test_resumed_run_makes_the_same_updates(toy: Path, tmp_path: Path) -> None:
     steps = [r["step"] for r in log_of(tmp_path / "killed") if r["event"] in ("eval", "resume")]
     assert steps == [6, 6, 12]
     assert sorted(p.name for p in (tmp_path / "killed").iterdir()) == [
-        "best", "last", "spm.model", "train_log.jsonl"
+        "best", "dev.en", "dev.it", "last", "spm.model", "train_log.jsonl"
     ]  # fmt: skip
 
 
