@@ -174,3 +174,16 @@ def test_budget_flags_a_too_short_cue(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     assert run(["budget", str(src), "--lang", "it"]) == 0
     assert "TOO SMALL" in capsys.readouterr().out
+
+
+def test_threads_option_sets_torch_threads(tmp_path: Path, model_dir: Path) -> None:
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        out = tmp_path / "out.srt"
+        args = ["translate", str(SAMPLES / "talk.srt"), "-o", str(out), "--model", str(model_dir)]
+        assert run([*args, "-q", "--no-compare", "--beam", "1", "--threads", "1"]) == 0
+        assert torch.get_num_threads() == 1 and out.is_file()
+        assert run([*args, "-q", "--threads", "0"]) == 2  # one-line usage error, exit 2
+    finally:
+        torch.set_num_threads(before)

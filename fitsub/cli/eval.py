@@ -169,6 +169,9 @@ def eval_cmd(
     batch_size: int = typer.Option(32, "--batch-size", help="Segments per translation batch."),
     beam: int = typer.Option(5, "--beam", min=1, help="Beam size."),
     device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    threads: int | None = typer.Option(
+        None, "--threads", min=1, help="CPU threads (default: torch's, all cores)."
+    ),
     json_out: Path | None = typer.Option(
         None, "--json", help="Write the report as JSON here ('-': stdout)."
     ),
@@ -217,6 +220,7 @@ def eval_cmd(
             beam,
             batch_size,
             quiet,
+            threads,
         )
     _emit(json_out, report.to_json())
     _emit(markdown, report.to_markdown())
@@ -257,6 +261,7 @@ def _translate_and_score(
     beam: int,
     batch_size: int,
     quiet: bool,
+    threads: int | None = None,
 ) -> EvalReport:
     from fitsub.nmt.backend import NMTBackend, resolve_model_dir
 
@@ -271,7 +276,7 @@ def _translate_and_score(
     def open_backend(d: Path | None) -> NMTBackend:
         if d is None:  # every setting names a resolved model directory here
             raise InputError(None, "no model directory")
-        return NMTBackend(d, device=device, beam=beam, batch_size=batch_size)
+        return NMTBackend(d, device=device, beam=beam, batch_size=batch_size, threads=threads)
 
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)

@@ -89,6 +89,9 @@ def translate_cmd(
     ),
     beam: int = typer.Option(5, "--beam", min=1, help="Beam size."),
     device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    threads: int | None = typer.Option(
+        None, "--threads", min=1, help="CPU threads (default: torch's, all cores)."
+    ),
     compare: bool = typer.Option(
         True, "--compare/--no-compare", help="Also translate unconstrained and compare."
     ),
@@ -113,7 +116,9 @@ def translate_cmd(
         raise InputError(input, "output would overwrite the input; choose another -o")
     if not out.parent.exists():
         raise InputError(out, "output directory does not exist")
-    backend = NMTBackend(resolve_model_dir(model, src_lang, lang), device=device, beam=beam)
+    backend = NMTBackend(
+        resolve_model_dir(model, src_lang, lang), device=device, beam=beam, threads=threads
+    )
 
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:
