@@ -257,12 +257,17 @@ class TableBackend:
     """Test double standing in for NMTBackend: HYP for SRC; a hard budget cuts characters."""
 
     name = "table"
-    opened: list[tuple[Path, str, int]] = []
+    opened: list[tuple[Path, str, int, int | None]] = []
 
     def __init__(
-        self, model_dir: Path, device: str = "auto", beam: int = 5, batch_size: int = 32
+        self,
+        model_dir: Path,
+        device: str = "auto",
+        beam: int = 5,
+        batch_size: int = 32,
+        threads: int | None = None,
     ) -> None:
-        TableBackend.opened.append((model_dir, device, beam))
+        TableBackend.opened.append((model_dir, device, beam, threads))
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         table = dict(zip(SRC, HYP, strict=True))
@@ -301,12 +306,14 @@ def test_model_mode_translates_every_setting(
             "2",
             "--device",
             "cpu",
+            "--threads",
+            "1",
             "--json",
             str(js),
         ]
     )
     assert code == 0
-    assert TableBackend.opened == [(tmp_path / "m1", "cpu", 2), (tmp_path / "m2", "cpu", 2)]
+    assert TableBackend.opened == [(tmp_path / "m1", "cpu", 2, 1), (tmp_path / "m2", "cpu", 2, 1)]
     rows = json.loads(js.read_text(encoding="utf-8"))["rows"]
     names = [r["setting"] for r in rows]
     assert names == ["m1/unconstrained@0.9", "m1/hard@0.9", "m2/unconstrained@0.9", "m2/hard@0.9"]
