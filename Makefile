@@ -10,7 +10,7 @@ export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,hf]'
 	touch $@
 
 setup: $(VENV)/.installed

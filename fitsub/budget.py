@@ -3,10 +3,16 @@
 A segment's budget, in characters (`fitsub.units.char_length`), is the minimum of the limits that
 apply to it, each rounded down (a budget is a maximum):
 
-    ratio_limit  = floor(ratio × source_chars)          when a ratio is given
-    layout_limit = floor(cpl × lines)                   when subtitle limits are given
-    speed_limit  = floor(cps × duration_ms / 1000)      when limits are given and the cue is timed
-    chars        = min(active limits)
+    ratio_limit  = floor(ratio × source_chars)                   when a ratio is given
+    layout_limit = cpl × lines − markup_chars                    when subtitle limits are given
+    speed_limit  = floor(cps × duration_ms / 1000) − markup_chars   when limits are given and the
+                                                                 cue is timed
+    chars        = min(active limits)                            (never below 0)
+
+`markup_chars` is the visible markup the translation shares the screen with and that the viewer
+reads: dialogue dashes and their spaces ("- " per turn), song signs ("♪ " … " ♪"), the brackets
+of a sound effect, a speaker label. It does not count against the ratio (a ratio compares words
+with words) but does against the line and the reading speed, which cover everything shown.
 
 Slides have no layout by default: the caller passes `limits=None` for them unless the user gave
 CPL / lines flags. With no active limit at all, the budget is the isometric one (ratio 1.0,
@@ -21,6 +27,11 @@ A budget is flagged `too_small` when it is below `min_plausible_chars(source_cha
 translation keeps the meaning of a sentence in less than half of its source's characters, and
 no word fits in fewer than 4 characters (short sources are only held to their own length). A
 0.3 s Italian cue (floor(17 × 0.3) = 5 characters) under a 20-character line is flagged.
+
+A cue is flagged `too_short` when its display time is below what any reader needs, whatever its
+budget: under `MIN_WORD_CUE_MS` (5/6 s, the Netflix minimum duration of a subtitle event) for
+any text, and under `MIN_CUE_MS` (1 s) for more than one word. A 0.6 s "Wow." and a 0.9 s
+"Thank you." are both flagged; a 0.9 s "Wow." is not.
 
 Subword budgets (for models whose length unit is the SentencePiece piece) divide the character
 budget by a tokenizer's measured characters per subword, rounded down.
@@ -39,6 +50,8 @@ BINDINGS: tuple[str, ...] = ("ratio", "layout", "speed")  # also the tie-break o
 MIN_CHARS = 4  # the shortest plausible translation of a non-trivial segment, in characters
 MIN_SHARE = 0.5  # a translation below half its source's characters cannot keep its meaning
 DEFAULT_RATIO = 1.0  # used only when no limit at all is active
+MIN_WORD_CUE_MS = 833  # Netflix: minimum duration 5/6 s per subtitle event (20 frames at 24 fps)
+MIN_CUE_MS = 1000  # more than one word needs at least a second on screen
 _EPS = 1e-9  # guards floor() against binary round-off: floor(2.3 × 100) must be 230, not 229
 
 
@@ -92,7 +105,7 @@ def min_plausible_chars(source_chars: int) -> int:
 
 @dataclass(frozen=True)
 class Budget:
-    """One segment's budget in characters: every limit, the binding one and the too-small flag."""
+    """One segment's budget in characters: every limit, the binding one and the flags."""
 
     source_chars: int
     ratio_limit: int | None
@@ -101,6 +114,8 @@ class Budget:
     chars: int
     binding: str
     too_small: bool
+    too_short: bool = False  # timed cue on screen too briefly to be read (see the docstring)
+    markup_chars: int = 0  # visible markup counted against the layout and speed limits
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (unit: characters)."""
@@ -113,6 +128,8 @@ class Budget:
             "chars": self.chars,
             "binding": self.binding,
             "too_small": self.too_small,
+            "too_short": self.too_short,
+            "markup_chars": self.markup_chars,
             "min_plausible_chars": min_plausible_chars(self.source_chars),
         }
 
@@ -121,21 +138,41 @@ def _floor(x: float) -> int:
     return math.floor(x + _EPS)
 
 
+def is_too_short(duration_ms: int | None, source_words: int) -> bool:
+    """Whether a cue of `source_words` words is shown too briefly to be read (module docstring)."""
+    if duration_ms is None or source_words < 1:
+        return False
+    return duration_ms < MIN_WORD_CUE_MS or (source_words > 1 and duration_ms < MIN_CUE_MS)
+
+
 def segment_budget(
-    source_chars: int, *, ratio: float | None, limits: Limits | None, duration_ms: int | None
+    source_chars: int,
+    *,
+    ratio: float | None,
+    limits: Limits | None,
+    duration_ms: int | None,
+    markup_chars: int = 0,
+    source_words: int | None = None,
 ) -> Budget:
-    """The budget of one segment of `source_chars` visible characters (see the module docstring)."""
+    """The budget of one segment of `source_chars` visible characters (see the module docstring).
+
+    `markup_chars`: visible markup shown with the translation (dialogue dashes...);
+    `source_words`: words of the source, for the too-short flag (None: counted as one word
+    when the source is not empty).
+    """
     if source_chars < 0:
         raise ValueError(f"source length must be >= 0 characters, got {source_chars}")
+    if markup_chars < 0:
+        raise ValueError(f"markup length must be >= 0 characters, got {markup_chars}")
     if ratio is not None and (not ratio > 0 or math.isinf(ratio)):
         raise ValueError(f"length ratio must be a positive number, got {ratio}")
     if duration_ms is not None and duration_ms < 0:
         raise ValueError(f"cue duration must be >= 0 ms, got {duration_ms}")
     ratio_limit = None if ratio is None else _floor(ratio * source_chars)
-    layout_limit = None if limits is None else limits.cpl * limits.lines
+    layout_limit = None if limits is None else max(0, limits.cpl * limits.lines - markup_chars)
     speed_limit = None
     if limits is not None and duration_ms is not None:
-        speed_limit = _floor(limits.cps * duration_ms / 1000)
+        speed_limit = max(0, _floor(limits.cps * duration_ms / 1000) - markup_chars)
     if ratio_limit is None and layout_limit is None and speed_limit is None:
         ratio_limit = _floor(DEFAULT_RATIO * source_chars)
     active = {
@@ -153,6 +190,11 @@ def segment_budget(
         chars=chars,
         binding=binding,
         too_small=chars < min_plausible_chars(source_chars),
+        too_short=limits is not None
+        and is_too_short(
+            duration_ms, int(source_chars > 0) if source_words is None else source_words
+        ),
+        markup_chars=markup_chars if limits is not None else 0,
     )
 
 
@@ -198,6 +240,7 @@ class BudgetSummary:
 
     segments: int
     too_small: int
+    too_short: int
     binding_counts: dict[str, int]
     source_chars: int  # total over segments
     budget_chars: int  # total over segments
@@ -210,6 +253,7 @@ class BudgetSummary:
             "unit": "char",
             "segments": self.segments,
             "too_small": self.too_small,
+            "too_short": self.too_short,
             "binding_counts": dict(self.binding_counts),
             "source_chars": self.source_chars,
             "budget_chars": self.budget_chars,
@@ -227,6 +271,7 @@ def summarize(budgets: Sequence[Budget]) -> BudgetSummary:
     return BudgetSummary(
         segments=len(budgets),
         too_small=sum(1 for b in budgets if b.too_small),
+        too_short=sum(1 for b in budgets if b.too_short),
         binding_counts=counts,
         source_chars=sum(b.source_chars for b in budgets),
         budget_chars=sum(b.chars for b in budgets),

@@ -22,6 +22,7 @@ from fitsub.backend import Request, TranslationBackend
 from fitsub.budget import Limits
 from fitsub.errors import InputError
 from fitsub.io import read_text_lines
+from fitsub.lengthpred.policy import check_policy
 from fitsub.metrics import (
     RateResult,
     RatioStats,
@@ -30,6 +31,7 @@ from fitsub.metrics import (
     requested_chars,
     score,
     subtitle_compliance,
+    variance,
 )
 from fitsub.units import char_length
 
@@ -56,32 +58,52 @@ class Setting:
     mode: Mode
     ratio: float
     model_dir: Path | None = None
+    policy: str = "source"  # the length asked: source (ratio × source), predicted or oracle
 
-    def request(self, text: str) -> Request:
-        """The backend request for one source segment under this setting (lengths in chars)."""
+    def request(self, text: str, length: int | None = None) -> Request:
+        """The backend request for one source segment under this setting (lengths in chars).
+
+        `length`: the policy's length for this segment (None: floor(ratio × source chars)).
+        "length" asks for it as it is; "hard" and "band" ask for it capped by the budget
+        floor(ratio × source chars), which stays their hard limit (`fitsub.lengthpred.policy`).
+        """
         if self.mode == "hyp":
             raise ValueError("a `hyp` setting scores given outputs; it translates nothing")
         if self.mode == "unconstrained":
             return Request(text)
-        target = requested_chars(text, self.ratio)
+        budget = requested_chars(text, self.ratio)
+        target = budget if length is None else max(1, length)
+        if self.mode == "length":
+            return Request(text, target_chars=target)
+        target = min(target, budget)
         if self.mode == "band":
             low = math.ceil(BAND_LOW * target - 1e-9)
-            return Request(text, target_chars=target, max_chars=target, min_chars=low)
+            return Request(text, target_chars=target, max_chars=budget, min_chars=low)
         if self.mode == "iso":
             low, high = isometric_bounds(text, self.ratio)
             return Request(text, target, max_chars=high, min_chars=low, no_space=True)
-        return Request(text, target_chars=target, max_chars=target if self.mode == "hard" else None)
+        return Request(text, target_chars=target, max_chars=budget)
 
 
 def make_settings(
-    modes: Sequence[str], ratios: Sequence[float], model_dirs: Sequence[Path]
+    modes: Sequence[str],
+    ratios: Sequence[float],
+    model_dirs: Sequence[Path],
+    policies: Sequence[str] = ("source",),
 ) -> list[Setting]:
-    """Every mode × ratio × model; names are `mode@ratio`, prefixed `model/` when several."""
+    """Every mode × length policy × ratio × model; names are `mode@ratio` (policy `source`) or
+    `mode-policy@ratio`, prefixed `model/` when several. "unconstrained" asks for no length:
+    it is made once, whatever the policies."""
     if not modes:
         raise InputError(None, f"no setting given; choose from {', '.join(MODES)}")
     for mode in modes:
         if mode not in MODES:
             raise InputError(None, f"unknown setting {mode!r}; choose from {', '.join(MODES)}")
+    policies = [check_policy(p) for p in dict.fromkeys(policies)] or ["source"]
+    if "iso" in modes and policies != ["source"]:
+        raise InputError(
+            None, "setting iso asks for its own band around the source: --length-policy source"
+        )
     ratios = _check_ratios(ratios)
     dirs: list[Path | None] = list(model_dirs) if model_dirs else [None]
     names = [d.name if d is not None else "" for d in dirs]
@@ -91,9 +113,11 @@ def make_settings(
     for d, model_name in zip(dirs, names, strict=True):
         prefix = f"{model_name}/" if len(dirs) > 1 else ""
         for mode in dict.fromkeys(modes):
-            for ratio in ratios:
-                typed: Mode = mode  # type: ignore[assignment]
-                out.append(Setting(f"{prefix}{mode}@{ratio:g}", typed, ratio, d))
+            for policy in ["source"] if mode == "unconstrained" else policies:
+                tag = mode if policy == "source" else f"{mode}-{policy}"
+                for ratio in ratios:
+                    typed: Mode = mode  # type: ignore[assignment]
+                    out.append(Setting(f"{prefix}{tag}@{ratio:g}", typed, ratio, d, policy))
     return out
 
 
@@ -243,6 +267,7 @@ class Row:
             "testset": self.testset,
             "setting": s.name,
             "mode": s.mode,
+            "policy": s.policy,
             "ratio": s.ratio,
             "model": None if s.model_dir is None else str(s.model_dir),
             "metrics": self.metrics.to_dict(),
@@ -256,8 +281,12 @@ def score_row(
     options: ScoreOptions,
     count_subwords: Callable[[str], int] | None = None,
     cues: Sequence[tuple[str, int]] | None = None,
+    requested: Sequence[int] | None = None,
 ) -> Row:
-    """Score one output against the test set; with `cues` and limits, subtitle compliance too."""
+    """Score one output against the test set; with `cues` and limits, subtitle compliance too.
+
+    `requested`: the lengths asked under a policy other than `source` (VAR req against them).
+    """
     metrics = score(
         outs,
         data.refs,
@@ -274,6 +303,9 @@ def score_row(
             [t for t, _ in cues], [d for _, d in cues], lim.cpl, lim.lines, lim.cps
         )
         metrics = replace(metrics, subtitle=sub)
+    if requested is not None and metrics.var_requested is not None:
+        var = variance([char_length(o) for o in outs], list(requested), "char")
+        metrics = replace(metrics, var_requested=var)
     ratios: tuple[float, ...] = ()
     if data.srcs is not None:
         ratios = tuple(
@@ -291,15 +323,21 @@ def translate_all(
     batch_size: int = 32,
     progress: Progress | None = None,
     label: str = "",
+    lengths: Sequence[int] | None = None,
 ) -> list[str]:
-    """Translate every source under `setting` in batches; empty sources give empty outputs."""
+    """Translate every source under `setting` in batches; empty sources give empty outputs.
+
+    `lengths`: the setting's policy's length per source (None: ratio × source)."""
     if batch_size < 1:
         raise InputError(None, f"--batch-size must be at least 1, got {batch_size}")
     outs: list[str] = []
     for start in range(0, len(srcs), batch_size):
         batch = srcs[start : start + batch_size]
         todo = [i for i, s in enumerate(batch) if s.strip()]
-        got = backend.translate([setting.request(batch[i]) for i in todo]) if todo else []
+        asks = [
+            setting.request(batch[i], None if lengths is None else lengths[start + i]) for i in todo
+        ]
+        got = backend.translate(asks) if todo else []
         if len(got) != len(todo) or any(not c for c in got):
             raise RuntimeError(f"backend {backend.name} returned no candidate for some requests")
         texts = [""] * len(batch)
@@ -354,7 +392,8 @@ class EvalReport:
 LEGEND = (
     "LR src / LR ref: mean ± std of per-sentence output/source and output/reference lengths "
     "in characters; VAR req / VAR ref: mean squared difference (chars²) between the output "
-    "length and the requested length floor(ratio × source chars) / the reference length; "
+    "length and the requested length floor(ratio × source chars) (or, under a length "
+    "policy, the length it asked for) / the reference length; "
     "LC: IWSLT 2022 length compliance (chars without spaces within ±10 % of the source; "
     "sources of ≤ 10 chars comply); fit: output chars ≤ floor(ratio × source chars)."
 )
@@ -446,37 +485,94 @@ def evaluate_models(
     subword_counter: Callable[[Path | None], Callable[[str], int] | None] | None = None,
     batch_size: int = 32,
     progress: Progress | None = None,
+    predictor: Callable[[Path | None], Callable[[Sequence[str]], list[int]]] | None = None,
 ) -> EvalReport:
     """Translate each test set under each setting (one model loaded at a time) and score it.
 
     An unconstrained translation does not depend on the ratio: it is made once per model and
-    test set and scored against each ratio.
+    test set and scored against each ratio. Length policies: `predicted` asks for the lengths
+    `predictor(model_dir)` gives (in chars), `oracle` for the reference's length; the meta
+    then holds the predictor's accuracy against the references (`predictor_accuracy`).
     """
     for data in testsets:
         if data.srcs is None:
             raise InputError(None, f"test set {data.name!r} has no source to translate")
     rows: dict[tuple[int, int], Row] = {}
+    accuracy: dict[str, Any] = {}
     model_dirs = list(dict.fromkeys(s.model_dir for s in settings))
     for model_dir in model_dirs:
         backend = open_backend(model_dir)
         counter = subword_counter(model_dir) if subword_counter is not None else None
+        predict = None
+        if predictor is not None and any(
+            s.policy == "predicted" for s in settings if s.model_dir == model_dir
+        ):
+            predict = predictor(model_dir)
         for ti, data in enumerate(testsets):
             assert data.srcs is not None
             unconstrained: list[str] | None = None
+            lengths = _policy_lengths(data, predict)
+            if predict is not None:
+                key = data.name if len(model_dirs) == 1 else f"{model_dir}: {data.name}"
+                accuracy[key] = _predictor_accuracy(data, lengths["predicted"])
             for si, setting in enumerate(settings):
                 if setting.model_dir != model_dir:
                     continue
                 label = f"{data.name}: {setting.name}" if len(testsets) > 1 else setting.name
+                asked = lengths.get(setting.policy)
+                if setting.policy != "source" and asked is None:
+                    raise InputError(None, f"setting {setting.name}: no length predictor")
                 if setting.mode == "unconstrained" and unconstrained is not None:
                     outs = unconstrained
                 else:
-                    outs = translate_all(backend, setting, data.srcs, batch_size, progress, label)
+                    outs = translate_all(
+                        backend, setting, data.srcs, batch_size, progress, label, asked
+                    )
                     if setting.mode == "unconstrained":
                         unconstrained = outs
-                rows[(ti, si)] = score_row(data, setting, outs, options, counter)
+                requested = None
+                if asked is not None and setting.mode != "unconstrained":
+                    requested = [
+                        setting.request(s, n).target_chars or 0
+                        for s, n in zip(data.srcs, asked, strict=True)
+                    ]
+                rows[(ti, si)] = score_row(
+                    data, setting, outs, options, counter, requested=requested
+                )
         del backend
-    meta = {"mode": "model", "testsets": [t.name for t in testsets], "n_settings": len(settings)}
+    meta: dict[str, Any] = {
+        "mode": "model",
+        "testsets": [t.name for t in testsets],
+        "n_settings": len(settings),
+    }
+    if accuracy:
+        meta["predictor_accuracy"] = accuracy
     return EvalReport([rows[k] for k in sorted(rows)], meta)
+
+
+def _policy_lengths(
+    data: LoadedSet, predict: Callable[[Sequence[str]], list[int]] | None
+) -> dict[str, list[int]]:
+    """Per policy other than `source`, the length asked for each source (characters)."""
+    assert data.srcs is not None
+    out = {"oracle": [char_length(r) for r in data.refs]}
+    if predict is not None:
+        out["predicted"] = predict(data.srcs)
+    return out
+
+
+def _predictor_accuracy(data: LoadedSet, predicted: Sequence[int]) -> dict[str, Any]:
+    """Predicted and source lengths against the references' (Oka et al. 2020, Table 2)."""
+    from fitsub.lengthpred.training import accuracy
+
+    assert data.srcs is not None
+    keep = [i for i, s in enumerate(data.srcs) if s.strip() and data.refs[i].strip()]
+    ref = [char_length(data.refs[i]) for i in keep]
+    return {
+        "unit": "char",
+        "predicted": accuracy([predicted[i] for i in keep], ref).to_dict(),
+        "src_len": accuracy([char_length(data.srcs[i]) for i in keep], ref).to_dict(),
+    }
 
 
 def evaluate_hyps(

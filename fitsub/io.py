@@ -1,30 +1,215 @@
-"""File helpers: atomic writes (a temporary file, then `os.replace`) and line-aligned text."""
+"""File helpers: atomic writes, output-path checks before any work, line-aligned text.
+
+Atomic writes: the data goes to a temporary file in the output's directory, is flushed to disk,
+then renamed over the output (`os.replace`), so readers see the old file or the new one.
+On Linux the temporary file is first created without a name (``O_TMPFILE``): a run killed
+while writing leaves nothing behind, the kernel frees the space. It gets a name
+(``.NAME.PID.fitsub-tmp``) only for the instant between `os.link` and `os.replace`; where
+``O_TMPFILE`` is not available (other systems, some file systems) it is named from the start.
+Either way the next write to the same directory removes such files whose process (PID) is gone.
+
+`check_output_path` is the one check every output option goes through before any work.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from fitsub.errors import InputError
 
+TMP_SUFFIX = ".fitsub-tmp"
+STDIO = "-"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: Path) -> list[Path]:
+    """Delete `.NAME.PID.fitsub-tmp` files in `directory` left by a killed run (PID gone)."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(".") and name.endswith(TMP_SUFFIX)):
+            continue
+        parts = name[: -len(TMP_SUFFIX)].rsplit(".", 2)
+        if len(parts) != 3 or not parts[2].isascii() or not parts[2].isdigit():
+            continue
+        pid = int(parts[2][:12] or 0)
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+    os.fsync(fd)
+
+
+def _mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the new one, never a part."""
+    """Write `data` to `path` so that readers see the old file or the new one, never a part.
+
+    A symbolic link at `path` is followed: the file it points to is replaced, the link kept.
+    """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    directory = path.parent if str(path.parent) else Path(".")
+    remove_stale_temporaries(directory)
+    named = directory / f".{path.name}.{os.getpid()}{TMP_SUFFIX}"
+    fd = -1
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual mode
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, _mode())
+    except (AttributeError, OSError) as err:
+        if isinstance(err, OSError) and err.errno not in (
+            errno.EOPNOTSUPP,
+            errno.EISDIR,
+            errno.EINVAL,
+            errno.ENOENT,
+        ):
+            raise
+        fd = -1
+    if fd >= 0:
+        try:
+            _write_all(fd, data)
+            named.unlink(missing_ok=True)
+            os.link(f"/proc/self/fd/{fd}", named)
+        except OSError:
+            os.close(fd)
+            fd = -1  # fall back to a named temporary file below
+        else:
+            os.close(fd)
+            try:
+                os.replace(named, path)
+            except BaseException:
+                named.unlink(missing_ok=True)
+                raise
+            return
+    _write_named(path, directory, data)
+
+
+def _write_named(path: Path, directory: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=f".{os.getpid()}{TMP_SUFFIX}", dir=directory
+    )
+    try:
+        os.chmod(tmp, _mode())  # mkstemp makes 0600; give the file the usual mode
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _kind(mode: int) -> str | None:
+    """A name for a file that is not a regular file or directory (None for those)."""
+    for test, name in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return None
+
+
+def check_output_path(
+    path: Path | None,
+    option: str,
+    inputs: Iterable[Path] = (),
+    *,
+    directory: bool = False,
+    allow_stdout: bool = False,
+) -> None:
+    """Check an output location before any work; `InputError` (exit 2) naming `option` if bad.
+
+    Refused: a directory where a file is wanted (a file where a directory is wanted), a special
+    file (character or block device such as /dev/stdout or /dev/full, FIFO, socket), a path whose
+    folder does not exist or cannot be written, a path that is one of `inputs` (through symbolic
+    or hard links too). `-` is standard output, allowed only with `allow_stdout`. With
+    `directory`, `path` is a folder that will be created if missing (its parent must exist).
+    Nothing is created or written.
+    """
+    if path is None:
+        return
+    if str(path) == STDIO:
+        if not allow_stdout:
+            raise InputError(None, f"{option} cannot be '-' (standard output)")
+        return
+    path = Path(path)
+    target = Path(os.path.realpath(path))
+    for place in (Path(os.path.abspath(path)), target):
+        if place.parts[1:2] in (("dev",), ("proc",), ("sys",)) and place.parts[2:3] != ("shm",):
+            raise InputError(
+                path,
+                f"{option} is a special file ({place.parts[0]}{place.parts[1]}), not a regular "
+                f"file; choose a file path{' or -' if allow_stdout else ''}",
+            )
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise InputError(path, f"{option}: cannot use this path ({err.strerror})") from None
+    if st is not None:
+        kind = _kind(st.st_mode)
+        if kind is not None:
+            raise InputError(
+                path,
+                f"{option} is {kind}, not a regular file; choose a file path{' or -' if allow_stdout else ''}",
+            )
+        if directory and not stat.S_ISDIR(st.st_mode):
+            raise InputError(path, f"{option} must be a directory, but this is a file")
+        if not directory and stat.S_ISDIR(st.st_mode):
+            raise InputError(path, f"{option} is a directory; give a file name")
+        for source in inputs:
+            if str(source) == STDIO:
+                continue
+            try:
+                same = os.path.samefile(source, target)
+            except OSError:
+                same = False
+            if same:
+                raise InputError(
+                    path, f"{option} is the input file {str(source)!r}; choose another path"
+                )
+    parent = target if (directory and st is not None) else target.parent
+    if not parent.is_dir():
+        raise InputError(path, f"{option}: folder {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(path, f"{option}: folder {str(parent)!r} is not writable")
 
 
 def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:

@@ -21,6 +21,11 @@ What is kept and put back (subtitles, SRT and WebVTT):
 - entities (``&amp; &lt; &gt;``…) are decoded in `plain` (``&nbsp;`` becomes a plain space);
   the restored text is escaped again for WebVTT (always) and for SRT when the cue used entities.
 
+Only the tags subtitles use are markup: ``b i u s c v lang ruby rt font`` (any case; ``c``, ``b``…
+with ``.class`` suffixes; ``v``, ``lang`` and ``font`` with an annotation after a space), WebVTT
+timestamps ``<00:00:01.500>`` and ``{\\…}`` codes. Any other ``<`` is text: "If a<b, swap them."
+keeps every word, and so does "<3" or "<span>".
+
 Tags in mid-sentence ("I <i>really</i> mean it") cannot follow a translation that reorders
 words: they are removed from `plain`, NOT put back by `restore` (the emphasis is lost, the
 text is clean), and listed in `Protected.lost` so the caller can warn.
@@ -40,17 +45,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fitsub.segments import Format
+from fitsub.units import char_length
 
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>")
+# A candidate tag; `_known` keeps only the tags subtitles use (anything else is text).
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)((?:\.[\w-]+)*(?:[ \t][^<>\n]*)?)>")
+_PLAIN_TAGS = frozenset({"b", "i", "u", "s", "c", "ruby", "rt"})  # classes only: <c.yellow>
+_ANNOTATED_TAGS = frozenset({"v", "lang", "font"})  # an annotation after a space: <v Anna>
 _CODE = re.compile(r"\{\\[^}]*\}")
-_ANY_MARKUP = re.compile(r"<\/?[A-Za-z][^>]*>|<\d[\d:.]*>|\{\\[^}]*\}")
+_TIMESTAMP = re.compile(r"<\d[\d:.]*>")
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _SPACE = re.compile(r"\s+")
 _DASH = re.compile(r"[-‐–—][ \t]*")
 _MUSIC_START = re.compile(r"[♪♫]+[ \t]*")
 _MUSIC_END = re.compile(r"[ \t]*[♪♫]+$")
 _LABEL = re.compile(r"[A-Z][A-Z0-9 .'\-]{1,30}:[ \t]+")
-_TURN_START = re.compile(r"^(?:\s|<[^>]*>|\{\\[^}]*\})*[-‐–—]")
+_TURN_START = re.compile(
+    r"^(?:\s|</?(?:b|i|u|s|c|v|lang|ruby|rt|font)(?:[.\s][^<>]*)?>|\{\\[^}]*\})*[-‐–—]", re.I
+)
 _BRACKETS = {"[": "]", "(": ")"}
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 # Slides
@@ -110,11 +121,28 @@ class Protected:
 
     @property
     def joinable(self) -> bool:
-        """Whether the cue may share a sentence with its neighbours (not dialogue, effect, label)."""
+        """Whether the cue may share a sentence with its neighbours.
+
+        Not a dialogue, a sound effect (``[applause]``), a speaker label or a song line
+        (``♪ … ♪``): those are units of their own, translated alone.
+        """
         if len(self.turns) != 1 or not self.plain:
             return False
-        prefix = self.turns[0].prefix
-        return not any(ch in prefix for ch in _BRACKETS) and _LABEL.search(prefix) is None
+        turn = self.turns[0]
+        edges = f"{self.prefix}{turn.prefix}{turn.suffix}{self.suffix}"
+        if any(ch in edges for ch in "♪♫"):
+            return False
+        return not any(ch in turn.prefix for ch in _BRACKETS) and _LABEL.search(turn.prefix) is None
+
+    @property
+    def markup_chars(self) -> int:
+        """Visible characters of the markup restored around the words, on subtitles.
+
+        Dialogue dashes and their spaces, song signs, brackets, speaker labels: the viewer
+        reads them with the translation (`fitsub.budget` counts them against line and speed).
+        """
+        parts = [self.prefix, self.suffix, *(t.prefix + t.suffix for t in self.turns)]
+        return sum(char_length(html.unescape(_strip_markup(part))) for part in parts)
 
     @property
     def lost(self) -> tuple[str, ...]:
@@ -189,7 +217,48 @@ def visible_text(text: str, fmt: Format) -> str:
     """The text a viewer sees: tags and codes removed, entities decoded (slides: the words)."""
     if fmt == "slides":
         return _protect_slide(text).plain
-    return html.unescape(_ANY_MARKUP.sub("", text))
+    return html.unescape(_strip_markup(text))
+
+
+def _known(m: re.Match[str]) -> bool:
+    """Whether a `_TAG` match is a tag subtitles use (see the module docstring)."""
+    closing, name, rest = m.group(1), m.group(2).lower(), m.group(3)
+    if closing:
+        return name in _PLAIN_TAGS | _ANNOTATED_TAGS and not rest.strip()
+    if name in _PLAIN_TAGS:
+        return not rest or rest.startswith(".") and not any(c.isspace() for c in rest)
+    return name in _ANNOTATED_TAGS
+
+
+def _tags(s: str, lo: int, hi: int) -> list[re.Match[str]]:
+    """The known tags in s[lo:hi], in order."""
+    return [m for m in _TAG.finditer(s, lo, hi) if _known(m)]
+
+
+def _tag_at(s: str, lo: int, hi: int) -> re.Match[str] | None:
+    """The known tag starting at lo, if any."""
+    m = _TAG.match(s, lo, hi)
+    return m if m is not None and _known(m) else None
+
+
+def _markup_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every tag, timestamp and code in `text`, in order."""
+    spans = [m.span() for m in _tags(text, 0, len(text))]
+    spans += [m.span() for m in _TIMESTAMP.finditer(text)]
+    spans += [m.span() for m in _CODE.finditer(text)]
+    return sorted(spans)
+
+
+def _strip_markup(text: str) -> str:
+    """`text` without its tags, timestamps and codes."""
+    out, pos = [], 0
+    for start, end in _markup_spans(text):
+        if start < pos:  # a code inside a tag's annotation, say: already removed
+            continue
+        out.append(text[pos:start])
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _one_line(markup: str) -> str:
@@ -231,7 +300,7 @@ def _peel(s: str, lo: int, hi: int, kinds: frozenset[str]) -> tuple[int, int]:
 
 def _peel_tags(s: str, lo: int, hi: int, voice: bool) -> tuple[int, int]:
     """Peel one wrapper / leading tag at lo, or an orphan closing (or trailing opening) tag at hi."""
-    m = _TAG.match(s, lo, hi)
+    m = _tag_at(s, lo, hi)
     if m and not m.group(1):
         name = m.group(2).lower()
         close = _matching_close(s, m.end(), hi, name)
@@ -241,7 +310,7 @@ def _peel_tags(s: str, lo: int, hi: int, voice: bool) -> tuple[int, int]:
             return m.end(), hi
     tail = s[lo:hi].rstrip()
     end = lo + len(tail)
-    closing = list(_TAG.finditer(s, lo, end))
+    closing = _tags(s, lo, end)
     if closing and closing[-1].end() == end:
         last = closing[-1]
         name = last.group(2).lower()
@@ -253,7 +322,7 @@ def _peel_tags(s: str, lo: int, hi: int, voice: bool) -> tuple[int, int]:
 
 def _matching_close(s: str, pos: int, hi: int, name: str) -> tuple[int, int] | None:
     depth = 1
-    for t in _TAG.finditer(s, pos, hi):
+    for t in _tags(s, pos, hi):
         if t.group(2).lower() != name:
             continue
         depth += -1 if t.group(1) else 1
@@ -296,9 +365,9 @@ def _turn(text: str) -> Turn:
 
 def _clean(core: str) -> tuple[str, tuple[str, ...]]:
     """Remove mid-sentence markup (returned as lost), decode entities, join lines."""
-    lost = tuple(m.group(0) for m in _ANY_MARKUP.finditer(core))
+    lost = tuple(core[a:b] for a, b in _markup_spans(core))
     lost += tuple(m.group(0) for m in re.finditer(r"[♪♫]", core))
-    text = re.sub(r"[♪♫]", " ", _ANY_MARKUP.sub("", core))
+    text = re.sub(r"[♪♫]", " ", _strip_markup(core))
     return _SPACE.sub(" ", html.unescape(text).replace("\n", " ")).strip(" \t"), lost
 
 

@@ -6,19 +6,38 @@ asks the backend for a translation of the budget's length with the budget as a h
 and, for the comparison, for the unconstrained translation. Fitted text is shared back among
 the grouped cues, reflowed into the slot (`fitsub.reflow`) and the markup restored.
 Timings, ids and cue count never change: the output document is `doc.with_texts(...)`.
+
+A sentence across cues is translated once and its words shared among the cues; the path it
+took is `SegmentResult.group_path`:
+
+* `whole`: the words split in proportion to the cues' budgets fit every cue (budget and lines);
+* `re-split`: they did not, but moving words between the cues makes every cue fit
+  (`fitsub.distribute.resplit`);
+* `re-translated`: no split of that translation fits, so the sentence is translated again with
+  a tighter total budget (`RETRANSLATE_STEPS`), and the first of the n-best candidates that
+  splits into fitting parts is kept;
+* `per-cue`: none did (or `--per-cue` was asked): each cue is translated alone.
+
+A sentence in one cue is `single`. Glossary terms (`fitsub.glossary`) are replaced by
+placeholders before translation and restored before any length check.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from fitsub.backend import Request, TranslationBackend
-from fitsub.budget import Budget, Limits, segment_budget
-from fitsub.distribute import CueSpan, distribute, group_cues
-from fitsub.markup import Protected, protect
-from fitsub.reflow import reflow
+from fitsub.backend import Candidate, Request, TranslationBackend
+from fitsub.budget import Budget, Limits, min_plausible_chars, segment_budget
+from fitsub.distribute import CueSpan, distribute, group_cues, resplit
+from fitsub.flags import Flag, KnowsWords, count_flags, segment_flags, words
+from fitsub.glossary import Glossary, Shielded
+from fitsub.lengthpred.policy import LengthPolicy, Requested, combine
+from fitsub.lengthpred.policy import share as cue_share
+from fitsub.markup import Protected, protect, visible_text
+from fitsub.reflow import fits_layout, reflow
 from fitsub.segments import Document
 from fitsub.units import char_length
 
@@ -36,6 +55,8 @@ class TranslateOptions:
     compare: bool = True
     batch_size: int = 64
     min_ratio: float | None = None  # lower bound: min_ratio × source characters (dubbing)
+    glossary: Glossary | None = None  # terms kept or translated as the glossary says
+    length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
 
 
 @dataclass(frozen=True)
@@ -48,8 +69,13 @@ class SegmentResult:
     budget: Budget | None  # None: segment not translated (blank line, empty cue)
     fitted: str
     unconstrained: str | None = None
-    group: int = -1  # index of the sentence group (cues translated together share one)
+    group: int = -1  # index of the sentence group (the cues of one sentence share it)
+    group_path: str = "single"  # how the sentence was fitted: one of GROUP_PATHS
+    markup_lost: tuple[str, ...] = ()  # mid-sentence markup the output could not carry
+    terms_lost: tuple[str, ...] = ()  # glossary terms the translation lost (not restored)
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
+    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
+    requested: Requested | None = None  # the length asked of the model and where it came from
 
     @property
     def translated(self) -> bool:
@@ -88,14 +114,16 @@ class TranslationResult:
 
 
 def _budget_for(
-    plain: str, doc: Document, duration_ms: int | None, opts: TranslateOptions
+    prot: Protected, doc: Document, duration_ms: int | None, opts: TranslateOptions
 ) -> Budget:
     timed = doc.format in ("srt", "vtt")
     return segment_budget(
-        char_length(plain),
+        char_length(prot.plain),
         ratio=opts.ratio,
         limits=opts.limits if timed else None,
         duration_ms=duration_ms if timed else None,
+        markup_chars=prot.markup_chars if timed else 0,
+        source_words=len(prot.plain.split()),
     )
 
 
@@ -116,9 +144,22 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
         prot = protect(seg.text, doc.format) if seg.translatable else None
         if prot is not None and not prot.plain.strip():
             prot = None
-        budget = None if prot is None else _budget_for(prot.plain, doc, seg.duration_ms, opts)
+        budget = None if prot is None else _budget_for(prot, doc, seg.duration_ms, opts)
         planned.append(PlannedSegment(i, seg.id, prot, budget))
     return planned
+
+
+SINGLE = "single"  # a sentence in one cue (or a dialogue turn)
+WHOLE = "whole"
+RESPLIT = "re-split"
+RETRANSLATED = "re-translated"
+PER_CUE = "per-cue"
+GROUP_PATHS: tuple[str, ...] = (SINGLE, WHOLE, RESPLIT, RETRANSLATED, PER_CUE)
+KEPT_WHOLE: tuple[str, ...] = (WHOLE, RESPLIT, RETRANSLATED)
+NBEST = 5  # candidates asked for when the best one may not do (re-translation, glossary)
+# A sentence whose translation no split fits is translated again with its total budget times
+# each factor in turn (and always shorter than the last translation), before cue by cue.
+RETRANSLATE_STEPS: tuple[float, ...] = (0.92, 0.84, 0.76)
 
 
 def _run(
@@ -128,13 +169,12 @@ def _run(
     progress: Progress | None,
     done: list[int],
     total: int,
-) -> list[tuple[str, bool]]:
-    out: list[tuple[str, bool]] = []
+    n_best: int = 1,
+) -> list[list[Candidate]]:
+    out: list[list[Candidate]] = []
     for start in range(0, len(requests), batch_size):
         chunk = requests[start : start + batch_size]
-        for cands in backend.translate(chunk, n_best=1):
-            best = cands[0]
-            out.append((best.text, best.fits))
+        out.extend(backend.translate(chunk, n_best=n_best))
         done[0] += len(chunk)
         if progress is not None:
             progress(done[0], total)
@@ -145,29 +185,81 @@ def _run(
 class _Unit:
     """One request to the model and where its words go: cues of a sentence, or one turn."""
 
-    text: str
-    budget: int
+    shield: Shielded  # the words to translate, glossary terms as placeholders
+    source: str  # the words as written
+    budget: int  # characters of the restored translation
     cues: tuple[int, ...]  # the cues sharing the translation (several: a sentence across cues)
     cue_budgets: tuple[int, ...]
+    group: int  # the sentence group
     turn: int = 0  # the speaker turn inside a single dialogue cue
+    asked: Requested | None = None  # the length policy's request (None: the budget)
 
-    def fitted_request(self, min_ratio: float | None) -> Request:
-        """Ask for the budget's length, with the budget as a hard limit (and a lower bound)."""
+    def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
+        """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
+        (with a lower bound when asked); None: the unconstrained translation."""
+        if budget is None:
+            return Request(self.shield.text)
+        room = max(1, budget - self.shield.extra_chars)
         low = None
         if min_ratio is not None:
-            low = min(self.budget, math.ceil(min_ratio * char_length(self.text) - 1e-9))
-        return Request(self.text, self.budget, self.budget, low)
+            wanted = math.ceil(min_ratio * char_length(self.source) - 1e-9)
+            low = max(0, min(room, wanted - self.shield.extra_chars))
+        target = (
+            room if self.asked is None else min(room, self.asked.chars - self.shield.extra_chars)
+        )
+        return Request(self.shield.text, max(target, low or 1), room, low)
+
+    def pick(self, cands: Sequence[Candidate]) -> Candidate:
+        """The best candidate that keeps every glossary placeholder (else the best)."""
+        return next((c for c in cands if self.shield.complete(c.text)), cands[0])
+
+    def ranked(self, cands: Sequence[Candidate]) -> list[Candidate]:
+        """Candidates keeping every placeholder first, each side in the backend's order."""
+        return sorted(cands, key=lambda c: not self.shield.complete(c.text))
 
 
-def _turn_budgets(budget: int, turns: Sequence[str]) -> list[int]:
-    """Share a dialogue cue's budget among its turns in proportion to their source lengths."""
+def _unit(
+    source: str,
+    budget: int,
+    cues: tuple[int, ...],
+    cue_budgets: tuple[int, ...],
+    group: int,
+    glossary: Glossary | None,
+    turn: int = 0,
+) -> _Unit:
+    shield = Shielded(source) if glossary is None else glossary.shield(source)
+    return _Unit(shield, source, budget, cues, cue_budgets, group, turn)
+
+
+def _visible_chars(markup: str) -> int:
+    return char_length(visible_text(markup, "srt"))
+
+
+def _line_room(prot: Protected, limits: Limits) -> int:
+    """Characters per line left for the words once the line's visible markup ("♪ ") is in."""
+    turn = prot.turns[0]
+    edge = max(_visible_chars(prot.prefix + turn.prefix), _visible_chars(turn.suffix + prot.suffix))
+    return max(1, limits.cpl - edge)
+
+
+def _turn_budgets(
+    budget: int, turns: Sequence[str], caps: Sequence[int] | None = None
+) -> list[int]:
+    """Share a dialogue cue's budget among its turns in proportion to their source lengths.
+
+    `caps`: the most each turn may have (its line, when every turn has a line of its own).
+    """
     lengths = [max(char_length(t), 1) for t in turns]
     total = sum(lengths)
     room = max(budget - (len(turns) - 1), len(turns))  # the turns are joined by spaces
-    return [max(1, room * n // total) for n in lengths]
+    shares = [max(1, room * n // total) for n in lengths]
+    if caps is not None:
+        shares = [max(1, min(share, cap)) for share, cap in zip(shares, caps, strict=True)]
+    return shares
 
 
-def _units(planned: Sequence[PlannedSegment], doc: Document, opts: TranslateOptions) -> list[_Unit]:
+def _groups(planned: Sequence[PlannedSegment], doc: Document) -> list[list[int]]:
+    """The sentence groups of a subtitle document (slides: one line each)."""
     spans = [
         CueSpan(
             text="" if p.protected is None else p.protected.plain,
@@ -177,23 +269,90 @@ def _units(planned: Sequence[PlannedSegment], doc: Document, opts: TranslateOpti
         )
         for seg, p in zip(doc.segments, planned, strict=True)
     ]
+    if doc.format in ("srt", "vtt"):
+        return group_cues(spans)
+    return [[i] for i in range(len(spans))]
+
+
+def _units(
+    planned: Sequence[PlannedSegment],
+    groups: Sequence[Sequence[int]],
+    doc: Document,
+    opts: TranslateOptions,
+) -> list[_Unit]:
     timed = doc.format in ("srt", "vtt")
-    groups = group_cues(spans) if timed and not opts.per_cue else [[i] for i in range(len(spans))]
     units: list[_Unit] = []
-    for g in groups:
+    for gi, g in enumerate(groups):
         first = planned[g[0]]
         if first.protected is None or first.budget is None:
             continue
         if first.protected.is_dialogue:
-            turns = first.protected.turn_texts
-            shares = _turn_budgets(first.budget.chars, turns)
-            for t, (turn_text, share) in enumerate(zip(turns, shares, strict=True)):
-                units.append(_Unit(turn_text, share, (g[0],), (share,), turn=t))
+            prot = first.protected
+            caps = None
+            if timed and len(prot.turns) <= opts.limits.lines:
+                caps = [opts.limits.cpl - _visible_chars(t.prefix + t.suffix) for t in prot.turns]
+            shares = _turn_budgets(first.budget.chars, prot.turn_texts, caps)
+            for t, (turn_text, share) in enumerate(zip(prot.turn_texts, shares, strict=True)):
+                units.append(_unit(turn_text, share, (g[0],), (share,), gi, opts.glossary, t))
             continue
-        cue_budgets = tuple(bud.chars for i in g if (bud := planned[i].budget) is not None)
-        text = " ".join(spans[i].text for i in g)
-        units.append(_Unit(text, sum(cue_budgets) + len(g) - 1, tuple(g), cue_budgets))
+        cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
+        for cues in cue_groups:
+            cue_budgets = tuple(bud.chars for i in cues if (bud := planned[i].budget) is not None)
+            text = " ".join(pr.plain for i in cues if (pr := planned[i].protected) is not None)
+            budget = sum(cue_budgets) + len(cues) - 1
+            units.append(_unit(text, budget, tuple(cues), cue_budgets, gi, opts.glossary))
     return units
+
+
+def _pad_split(text: str, k: int) -> list[str]:
+    """`text` over k parts when `distribute` cannot (fewer words than parts): a word each."""
+    words = text.split()
+    return [*words[: k - 1], " ".join(words[k - 1 :]), *[""] * max(0, k - len(words))][:k]
+
+
+class _Fitted:
+    """What each cue gets: fitted and unconstrained words per turn, and how it got them."""
+
+    def __init__(self) -> None:
+        self.turns: dict[int, dict[int, str]] = {}
+        self.free: dict[int, dict[int, str]] = {}
+        self.model_fits: dict[int, bool] = {}
+        self.path: dict[int, str] = {}
+        self.group: dict[int, int] = {}
+        self.terms_lost: dict[int, tuple[str, ...]] = {}
+        self.asked: dict[int, dict[int, Requested]] = {}
+
+    def accept(
+        self,
+        u: _Unit,
+        parts: Sequence[str],
+        fits: bool,
+        lost: tuple[str, ...],
+        free: str | None,
+        path: str,
+    ) -> None:
+        free_parts = None
+        if free is not None:
+            free_parts = distribute(free, u.cue_budgets) or _pad_split(free, len(u.cues))
+        for k, i in enumerate(u.cues):
+            self.turns.setdefault(i, {})[u.turn] = parts[k]
+            self.model_fits[i] = self.model_fits.get(i, True) and fits
+            self.path[i] = path
+            self.group[i] = u.group
+            if u.asked is not None:  # a cue's share of its sentence's request
+                self.asked.setdefault(i, {})[u.turn] = cue_share(
+                    u.asked, u.cue_budgets[k], u.budget
+                )
+            if free_parts is not None:
+                self.free.setdefault(i, {})[u.turn] = free_parts[k]
+        if lost:
+            self.terms_lost[u.cues[0]] = self.terms_lost.get(u.cues[0], ()) + lost
+
+
+def _with_lengths(units: list[_Unit], policy: LengthPolicy) -> list[_Unit]:
+    """Each unit with the length its policy asks for (`fitsub.lengthpred.policy`)."""
+    asked = policy.requests([u.source for u in units], [u.budget for u in units])
+    return [dataclasses.replace(u, asked=a) for u, a in zip(units, asked, strict=True)]
 
 
 def translate_document(
@@ -204,70 +363,141 @@ def translate_document(
 ) -> TranslationResult:
     """Translate every translatable segment of `doc` into its budget; compare when asked."""
     planned = plan(doc, opts)
-    units = _units(planned, doc, opts)
-    # A sentence that cannot be shared among its cues within their budgets (too few words, or a
-    # part over its cue's budget) is translated again cue by cue.
+    groups = _groups(planned, doc)
+    units = _with_lengths(_units(planned, groups, doc, opts), opts.length)
+    multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     total = len(units) * (2 if opts.compare else 1)
     done = [0]
+    n_best = NBEST if opts.glossary is not None else 1
     fitted = _run(
         backend,
-        [u.fitted_request(opts.min_ratio) for u in units],
+        [u.request(u.budget, opts.min_ratio) for u in units],
         opts.batch_size,
         progress,
         done,
         total,
+        n_best,
     )
     free = (
-        _run(backend, [Request(u.text) for u in units], opts.batch_size, progress, done, total)
+        _run(
+            backend,
+            [u.request(None) for u in units],
+            opts.batch_size,
+            progress,
+            done,
+            total,
+            n_best,
+        )
         if opts.compare
         else None
     )
 
-    # turns[cue][turn] -> fitted / unconstrained words
-    fitted_turns: dict[int, dict[int, str]] = {}
-    free_turns: dict[int, dict[int, str]] = {}
-    model_fits: dict[int, bool] = {}
-    group_of: dict[int, int] = {}
-    retry: list[_Unit] = []
-    for ui, u in enumerate(units):
-        parts = distribute(fitted[ui][0], u.cue_budgets)
-        free_parts = distribute(free[ui][0], u.cue_budgets) if free is not None else None
-        overflow = parts is not None and any(
-            char_length(part) > b for part, b in zip(parts, u.cue_budgets, strict=True)
+    def part_fits(cue: int, part: str) -> bool:
+        """Whether `part` fits cue `cue`: its budget and, for subtitles, its lines."""
+        p = planned[cue]
+        if p.budget is None or p.protected is None or char_length(part) > p.budget.chars:
+            return False
+        if doc.format not in ("srt", "vtt"):
+            return True
+        room = _line_room(p.protected, opts.limits)
+        return fits_layout(
+            reflow(part, room, opts.limits.lines, lang=opts.lang), room, opts.limits.lines
         )
-        if parts is None or overflow or (free is not None and free_parts is None):
-            retry.extend(
-                _Unit(planned[i].protected.plain, b, (i,), (b,))  # type: ignore[union-attr]
-                for i, b in zip(u.cues, u.cue_budgets, strict=True)
-            )
+
+    def share(u: _Unit, text: str) -> tuple[list[str] | None, str]:
+        """Parts of `text` that fit every cue of `u`, and the path that found them."""
+        parts = distribute(text, u.cue_budgets)
+        if parts is not None and all(part_fits(i, x) for i, x in zip(u.cues, parts, strict=True)):
+            return parts, WHOLE
+        parts = resplit(text, u.cue_budgets, lambda k, x: part_fits(u.cues[k], x))
+        return parts, RESPLIT
+
+    out = _Fitted()
+    # (unit, characters of its last translation, its unconstrained translation)
+    pending: list[tuple[_Unit, int, str | None]] = []
+    for ui, u in enumerate(units):
+        free_text = None if free is None else u.shield.restore(u.pick(free[ui]).text)[0]
+        cand = u.pick(fitted[ui])
+        text, lost = u.shield.restore(cand.text)
+        if len(u.cues) == 1:
+            path = PER_CUE if u.group in multi else SINGLE
+            out.accept(u, [text], cand.fits, lost, free_text, path)
             continue
-        for k, i in enumerate(u.cues):
-            fitted_turns.setdefault(i, {})[u.turn] = parts[k]
-            model_fits[i] = model_fits.get(i, True) and fitted[ui][1]
-            group_of[i] = ui
-            if free_parts is not None:
-                free_turns.setdefault(i, {})[u.turn] = free_parts[k]
-    if retry:
-        single = _run(
+        parts, path = share(u, text)
+        if parts is not None:
+            out.accept(u, parts, cand.fits, lost, free_text, path)
+        else:
+            pending.append((u, char_length(text), free_text))
+
+    for factor in RETRANSLATE_STEPS:
+        asks: list[tuple[_Unit, int, str | None]] = []
+        waiting: list[tuple[_Unit, int, str | None]] = []
+        for u, last, free_text in pending:
+            tighter = min(math.floor(u.budget * factor), last - 1)
+            if tighter >= max(len(u.cues), min_plausible_chars(char_length(u.source))):
+                asks.append((u, tighter, free_text))
+            else:  # no shorter translation can keep the meaning: cue by cue
+                waiting.append((u, last, free_text))
+        if not asks:
+            break
+        again = _run(
             backend,
-            [u.fitted_request(opts.min_ratio) for u in retry],
+            [u.request(t, opts.min_ratio) for u, t, _ in asks],
             opts.batch_size,
             None,
             [0],
             0,
+            NBEST,
+        )
+        pending = waiting
+        for (u, tighter, free_text), cands in zip(asks, again, strict=True):
+            for cand in u.ranked(cands):
+                text, lost = u.shield.restore(cand.text)
+                parts, _ = share(u, text)
+                if parts is not None:
+                    out.accept(u, parts, cand.fits, lost, free_text, RETRANSLATED)
+                    break
+            else:
+                shortest = char_length(u.shield.restore(u.pick(cands).text)[0])
+                pending.append((u, min(tighter, shortest), free_text))
+
+    # Last resort: each cue of a sentence no translation could share is translated alone.
+    singles = [
+        _unit(
+            planned[i].protected.plain,  # type: ignore[union-attr]
+            b,
+            (i,),
+            (b,),
+            u.group,
+            opts.glossary,
+        )
+        for u, _, _ in pending
+        for i, b in zip(u.cues, u.cue_budgets, strict=True)
+    ]
+    singles = _with_lengths(singles, opts.length)
+    if singles:
+        single = _run(
+            backend,
+            [u.request(u.budget, opts.min_ratio) for u in singles],
+            opts.batch_size,
+            None,
+            [0],
+            0,
+            n_best,
         )
         free_single = (
-            _run(backend, [Request(u.text) for u in retry], opts.batch_size, None, [0], 0)
+            _run(backend, [u.request(None) for u in singles], opts.batch_size, None, [0], 0, n_best)
             if opts.compare
             else None
         )
-        for k, u in enumerate(retry):
-            i = u.cues[0]
-            fitted_turns.setdefault(i, {})[0] = single[k][0]
-            model_fits[i] = single[k][1]
-            group_of[i] = len(units) + k
-            if free_single is not None:
-                free_turns.setdefault(i, {})[0] = free_single[k][0]
+        for k, u in enumerate(singles):
+            cand = u.pick(single[k])
+            text, lost = u.shield.restore(cand.text)
+            free_text = (
+                None if free_single is None else u.shield.restore(u.pick(free_single[k]).text)[0]
+            )
+            out.accept(u, [text], cand.fits, lost, free_text, PER_CUE)
+    fitted_turns, free_turns, model_fits, group_of = out.turns, out.free, out.model_fits, out.group
 
     results: list[SegmentResult] = []
     new_texts: list[str] = []
@@ -281,7 +511,8 @@ def translate_document(
         if prot.is_dialogue:
             new_texts.append(prot.restore_turns(turns))
         else:
-            new_texts.append(prot.restore_turns([_layout(turns[0], doc, opts)]))
+            room = _line_room(prot, opts.limits)
+            new_texts.append(prot.restore_turns([_layout(turns[0], doc, opts, room)]))
         free_text = (
             " ".join(free_turns[i][t] for t in sorted(free_turns[i])) if i in free_turns else None
         )
@@ -294,7 +525,11 @@ def translate_document(
                 fitted=" ".join(turns),
                 unconstrained=free_text,
                 group=group_of[i],
+                group_path=out.path[i],
+                markup_lost=prot.lost,
+                terms_lost=out.terms_lost.get(i, ()),
                 model_fits=model_fits[i],
+                requested=combine([a[t] for t in sorted(a)]) if (a := out.asked.get(i)) else None,
             )
         )
     warnings = [
@@ -302,14 +537,47 @@ def translate_document(
         for p in planned
         if p.protected is not None and p.protected.lost
     ]
+    warnings += [
+        f"segment {planned[i].id or i + 1}: glossary term(s) lost in translation: "
+        + ", ".join(repr(t) for t in lost)
+        for i, lost in sorted(out.terms_lost.items())
+    ]
+    known = backend.known_words() if isinstance(backend, KnowsWords) else ()
+    results = flag_segments(results, known)
     return TranslationResult(doc.with_texts(new_texts), results, warnings)
 
 
-def _layout(text: str, doc: Document, opts: TranslateOptions) -> str:
-    """Reflow fitted text into the subtitle slot; slides keep one line per segment."""
+def flag_segments(
+    results: Sequence[SegmentResult], known: Collection[str] = ()
+) -> list[SegmentResult]:
+    """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
+
+    The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
+    word of the document's unconstrained translations.
+    """
+    vocab = set(known)
+    for r in results:
+        if r.unconstrained is not None:
+            vocab.update(words(r.unconstrained))
+    out = []
+    for r in results:
+        if r.budget is None:
+            out.append(r)
+            continue
+        flags = segment_flags(
+            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab
+        )
+        out.append(dataclasses.replace(r, flags=tuple(flags)))
+    return out
+
+
+def _layout(text: str, doc: Document, opts: TranslateOptions, cpl: int | None = None) -> str:
+    """Reflow fitted text into the subtitle slot (`cpl`: the line's room, default the limit's);
+    slides keep one line per segment."""
     if doc.format == "slides":
         return text
-    return "\n".join(reflow(text, opts.limits.cpl, opts.limits.lines, lang=opts.lang))
+    width = opts.limits.cpl if cpl is None else cpl
+    return "\n".join(reflow(text, width, opts.limits.lines, lang=opts.lang))
 
 
 @dataclass(frozen=True)
@@ -322,7 +590,11 @@ class Summary:
     unconstrained_within: float | None  # the same for the unconstrained translations
     fitted_ratio: float  # mean fitted chars / source chars
     unconstrained_ratio: float | None
-    flagged: int  # budget too small, or no hypothesis fit
+    flagged: int  # segments with a quality flag, a budget too small, or no hypothesis fit
+    flag_counts: dict[str, int] = field(default_factory=dict)  # segments per quality flag
+    multi_cue_sentences: int = 0  # sentences running across two or more cues
+    kept_whole: int = 0  # of those, translated whole (not cue by cue): see `KEPT_WHOLE`
+    group_paths: dict[str, int] = field(default_factory=dict)  # multi-cue sentences per path
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -339,6 +611,7 @@ def summarize(results: Sequence[SegmentResult]) -> Summary:
 
     src = [max(r.budget.source_chars, 1) for r in tr if r.budget is not None]
     has_free = n > 0 and all(r.unconstrained is not None for r in tr)
+    paths = {r.group: r.group_path for r in tr if r.group_path != SINGLE}
     return Summary(
         segments=len(results),
         translated=n,
@@ -353,6 +626,16 @@ def summarize(results: Sequence[SegmentResult]) -> Summary:
             else None
         ),
         flagged=sum(
-            1 for r in tr if (r.budget is not None and r.budget.too_small) or not r.model_fits
+            1
+            for r in tr
+            if (r.budget is not None and (r.budget.too_small or r.budget.too_short))
+            or not r.model_fits
+            or r.flags
         ),
+        flag_counts=count_flags([r.flags for r in tr]),
+        multi_cue_sentences=len(paths),
+        kept_whole=sum(1 for path in paths.values() if path in KEPT_WHOLE),
+        group_paths={
+            name: sum(1 for path in paths.values() if path == name) for name in GROUP_PATHS[1:]
+        },
     )

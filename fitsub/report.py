@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary
 from fitsub.io import atomic_write_text
@@ -18,19 +19,32 @@ def _mark(ok: bool | None) -> str:
     return "" if ok is None else ("[green]yes[/]" if ok else "[red]no[/]")
 
 
+def _asked(r: SegmentResult) -> Text:
+    """The length asked of the model and where it came from: `38 pred`, `40 budget`."""
+    q = r.requested
+    if q is None:
+        return Text("")
+    short = {"budget": "budget", "predicted": "pred", "oracle": "oracle"}.get(q.source, q.source)
+    return Text(f"{q.chars} {short}", style="dim" if q.source == "budget" else "")
+
+
 def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") -> Table:
     """Per segment: budget, binding limit, unconstrained length, fitted length, fits or not."""
-    table = Table(title=title, show_lines=False)
+    # User text (paths, ids, cue text such as "[/x]") goes in as `Text`, never through rich's
+    # markup parser: a "[" in a file could otherwise restyle the table or make rich raise.
+    table = Table(title=Text(title, style="table.title"), show_lines=False)
     for name, justify in [
         ("#", "right"),
         ("id", "left"),
         ("src", "right"),
         ("budget", "right"),
+        ("asked", "right"),
         ("limit", "left"),
         ("unconstr.", "right"),
         ("fits", "center"),
         ("fitted", "right"),
         ("fits", "center"),
+        ("flags", "left"),
         ("fitted text", "left"),
     ]:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
@@ -38,18 +52,28 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
         if r.budget is None:
             continue
         b = r.budget
-        flag = " [yellow](budget too small)[/]" if b.too_small else ""
+        binding = Text(b.binding)
+        if b.too_small:
+            binding.append(" (budget too small)", style="yellow")
+        if b.too_short:
+            binding.append(" TOO SHORT", style="red")
+        if r.markup_lost:
+            binding.append(" (markup dropped)", style="yellow")
+        if r.terms_lost:
+            binding.append(" (glossary term lost)", style="red")
         table.add_row(
             str(r.index + 1),
-            r.id or "",
+            Text(r.id or ""),
             str(b.source_chars),
             str(b.chars),
-            b.binding + flag,
+            _asked(r),
+            binding,
             "" if r.unconstrained_chars is None else str(r.unconstrained_chars),
             _mark(r.unconstrained_fits),
             str(r.fitted_chars),
             _mark(r.fits),
-            r.fitted.replace("[", r"\["),
+            Text(", ".join(f.name for f in r.flags), style="yellow"),
+            Text(r.fitted),
         )
     return table
 
@@ -67,12 +91,22 @@ def summary_table(summary: Summary) -> Table:
     def ratio(x: float | None) -> str:
         return "–" if x is None else f"{x:.3f}"
 
+    # the quality flags lead: "100 % within budget" says nothing of cut words or changed numbers
+    table.add_row("flagged segments", "", f"{summary.flagged} of {summary.translated}")
+    for name, count in summary.flag_counts.items():
+        table.add_row(f"  {name}", "", f"[yellow]{count}[/]" if count else "0")
     table.add_row("within budget", pct(summary.unconstrained_within), pct(summary.fitted_within))
     table.add_row(
         "mean length / source", ratio(summary.unconstrained_ratio), ratio(summary.fitted_ratio)
     )
     table.add_row("segments translated", str(summary.translated), str(summary.translated))
-    table.add_row("flagged", "", str(summary.flagged))
+    if summary.multi_cue_sentences:
+        paths = ", ".join(f"{name} {n}" for name, n in summary.group_paths.items() if n)
+        table.add_row(
+            "multi-cue sentences kept whole",
+            "",
+            f"{summary.kept_whole}/{summary.multi_cue_sentences} ({paths})",
+        )
     return table
 
 
@@ -84,6 +118,7 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "source": r.source,
         "translated": r.translated,
         "budget": None if r.budget is None else r.budget.to_dict(),
+        "requested": None if r.requested is None else r.requested.to_dict(),
         "unconstrained": r.unconstrained,
         "unconstrained_chars": r.unconstrained_chars,
         "unconstrained_fits": r.unconstrained_fits,
@@ -91,7 +126,11 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "fitted_chars": r.fitted_chars,
         "fits": r.fits,
         "model_fits": r.model_fits,
+        "flags": [f.to_dict() for f in r.flags],
         "group": r.group,
+        "group_path": r.group_path,
+        "markup_lost": list(r.markup_lost),
+        "terms_lost": list(r.terms_lost),
     }
 
 
@@ -127,15 +166,22 @@ def budget_table(budgets: Sequence[tuple[int, str | None, str, Budget | None]]) 
             continue
         table.add_row(
             str(index + 1),
-            seg_id or "",
+            Text(seg_id or ""),
             str(b.source_chars),
             cell(b.ratio_limit),
             cell(b.layout_limit),
             cell(b.speed_limit),
             str(b.chars),
             b.binding,
-            "[red]TOO SMALL[/]" if b.too_small else "",
-            text.replace("[", r"\["),
+            " ".join(
+                flag
+                for flag, on in (
+                    ("[red]TOO SMALL[/]", b.too_small),
+                    ("[red]TOO SHORT[/]", b.too_short),
+                )
+                if on
+            ),
+            Text(text),
         )
     return table
 

@@ -48,7 +48,7 @@ MAX_SEGMENT_CHARS = 1000
 FALLBACK_ENCODING = "utf-8"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long file holds hundreds of thousands
 class Segment:
     """One cue (SRT / VTT) or one line (slides).
 
@@ -93,6 +93,7 @@ class Document:
     newline: str = "\n"
     warnings: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
+    bom: bool = False  # a UTF-16 BE file's byte-order mark, written back (`fitsub.encoding`)
 
     def with_texts(self, texts: Sequence[str]) -> Document:
         """The same document (count, ids, timings, layout) with new segment texts.
@@ -143,26 +144,65 @@ def parse_document(text: str, fmt: Format, path: Path | None = None) -> Document
     )
 
 
-def read_document(path: Path, fmt: Format | None = None) -> Document:
-    """Read, decode and parse a file (format from its extension unless given); `InputError` if bad."""
+def read_document(path: Path, fmt: Format | None = None, encoding: str | None = None) -> Document:
+    """Read, decode and parse a file (format from its extension unless given); `InputError` if bad.
+
+    `encoding` overrides detection (``--encoding cp1252``).
+    """
     path = Path(path)
     fmt = detect_format(path) if fmt is None else fmt
-    decoded = read_text(path)
+    if fmt not in FORMATS:
+        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    decoded = read_text(path, encoding)
     return _build(
-        decoded.text, fmt, path, decoded.encoding, decoded.newline, decoded.mixed_newlines
+        decoded.text,
+        fmt,
+        path,
+        decoded.encoding,
+        decoded.newline,
+        decoded.mixed_newlines,
+        decoded.bom,
     )
 
 
-def read_bytes_document(data: bytes, fmt: Format, path: Path | None = None) -> Document:
-    """Parse a document from raw bytes (encoding detected as for files)."""
-    decoded = decode_bytes(data, path)
+def sniff_format(text: str) -> Format:
+    """The format of text without a file name: WEBVTT header → vtt, timing lines → srt, else slides."""
+    head = text.lstrip("\ufeff")[:4096]
+    if head.startswith("WEBVTT"):
+        return "vtt"
+    if "-->" in head:
+        return "srt"
+    return "slides"
+
+
+def read_bytes_document(
+    data: bytes, fmt: Format | None, path: Path | None = None, encoding: str | None = None
+) -> Document:
+    """Parse a document from raw bytes (encoding detected as for files; format sniffed if None)."""
+    decoded = decode_bytes(data, path, encoding)
+    if fmt is None:
+        fmt = sniff_format(decoded.text)
+    if fmt not in FORMATS:
+        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     return _build(
-        decoded.text, fmt, path, decoded.encoding, decoded.newline, decoded.mixed_newlines
+        decoded.text,
+        fmt,
+        path,
+        decoded.encoding,
+        decoded.newline,
+        decoded.mixed_newlines,
+        decoded.bom,
     )
 
 
 def _build(
-    text: str, fmt: Format, path: Path | None, encoding: str, newline: str, mixed: bool
+    text: str,
+    fmt: Format,
+    path: Path | None,
+    encoding: str,
+    newline: str,
+    mixed: bool,
+    bom: bool = False,
 ) -> Document:
     parsed = _codec(fmt)[0](text, path)
     warnings = list(parsed.warnings)
@@ -177,6 +217,7 @@ def _build(
         newline=newline,
         warnings=tuple(warnings),
         gaps=tuple(parsed.gaps),
+        bom=bom,
     )
 
 
@@ -225,16 +266,24 @@ def write_document(doc: Document, path: Path, encoding: str | None = None) -> st
     path = Path(path)
     if doc.path is not None and _same_file(doc.path, path):
         raise InputError(path, "refusing to overwrite the input file; choose another output path")
-    text = render_document(doc)
-    chosen = encoding or doc.encoding
-    if encoding is None and not can_encode(text, chosen):
-        chosen = FALLBACK_ENCODING
-    data = encode_text(text, chosen, path)
+    data, chosen = document_bytes(doc, path, encoding)
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise InputError(path, f"output directory {str(directory)!r} does not exist")
     atomic_write_bytes(path, data)
     return chosen
+
+
+def document_bytes(
+    doc: Document, path: Path | None = None, encoding: str | None = None
+) -> tuple[bytes, str]:
+    """The rendered document encoded as `write_document` writes it, and the encoding used."""
+    text = render_document(doc)
+    chosen = encoding or doc.encoding
+    if encoding is None and not can_encode(text, chosen):
+        chosen = FALLBACK_ENCODING
+    bom = doc.bom and chosen == doc.encoding
+    return encode_text(text, chosen, path, bom=bom), chosen
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -11,6 +12,7 @@ from fitsub.budget import (
     Budget,
     Limits,
     chars_per_subword,
+    is_too_short,
     limits_for,
     min_plausible_chars,
     segment_budget,
@@ -208,3 +210,52 @@ def test_empty_summary() -> None:
     s = summarize([])
     assert (s.segments, s.too_small, s.mean_budget_ratio) == (0, 0, None)
     assert s.binding_counts == {"ratio": 0, "layout": 0, "speed": 0}
+
+
+def test_dialogue_dashes_count_against_layout_and_speed_not_ratio() -> None:
+    # "- Is this seat free?\n- Yes, please sit down." for 1.5 s: 40 characters of words and
+    # 4 of dashes; the viewer reads all 44, so the speed limit is floor(17 × 1.5) − 4 = 21.
+    b = segment_budget(40, ratio=1.0, limits=IT, duration_ms=1500, markup_chars=4)
+    assert (b.ratio_limit, b.layout_limit, b.speed_limit) == (40, 80, 21)
+    assert (b.chars, b.binding, b.markup_chars) == (21, "speed", 4)
+    assert b.chars + b.markup_chars <= math.floor(IT.cps * 1.5)
+    # without limits (slides) nothing is taken off
+    assert segment_budget(40, ratio=1.0, limits=None, duration_ms=None, markup_chars=4).chars == 40
+    # never below zero
+    tiny = segment_budget(10, ratio=1.0, limits=IT, duration_ms=100, markup_chars=4)
+    assert (tiny.speed_limit, tiny.chars, tiny.too_small) == (0, 0, True)
+    with pytest.raises(ValueError, match="markup"):
+        segment_budget(10, ratio=1.0, limits=IT, duration_ms=1000, markup_chars=-1)
+
+
+@pytest.mark.parametrize(
+    ("duration_ms", "words", "short"),
+    [
+        (600, 1, True),  # "Wow." for 0.6 s: under the 5/6 s minimum
+        (833, 1, False),
+        (900, 1, False),
+        (900, 2, True),  # "Thank you." for 0.9 s: more than a word in under a second
+        (999, 5, True),
+        (1000, 5, False),
+        (0, 3, True),
+    ],
+)
+def test_too_short_cues_are_flagged(duration_ms: int, words: int, short: bool) -> None:
+    assert is_too_short(duration_ms, words) is short
+    b = segment_budget(4 * words, ratio=1.0, limits=IT, duration_ms=duration_ms, source_words=words)
+    assert b.too_short is short
+    assert b.to_dict()["too_short"] is short
+
+
+def test_untimed_segments_are_never_too_short() -> None:
+    assert not segment_budget(20, ratio=1.0, limits=IT, duration_ms=None, source_words=4).too_short
+    assert not segment_budget(20, ratio=1.0, limits=None, duration_ms=None).too_short
+
+
+def test_summary_counts_too_short() -> None:
+    budgets = [
+        segment_budget(10, ratio=1.0, limits=IT, duration_ms=600, source_words=2),
+        segment_budget(10, ratio=1.0, limits=IT, duration_ms=3000, source_words=2),
+    ]
+    assert summarize(budgets).too_short == 1
+    assert summarize(budgets).to_dict()["too_short"] == 1

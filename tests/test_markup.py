@@ -184,3 +184,66 @@ def test_slide_lines_without_text(line: str) -> None:
     prot = protect(line, "slides")
     assert prot.plain == ""
     assert prot.restore("IT") == line
+
+
+@pytest.mark.parametrize(
+    ("text", "plain", "lost"),
+    [
+        # issue 18: "<b, swap them. <i>" is not a tag; only "<i>Now!</i>" is markup
+        ("If a<b, swap them. <i>Now!</i>", "If a<b, swap them. Now!", ("<i>", "</i>")),
+        ("If a<b swap them. <i>Now!</i>", "If a<b swap them. Now!", ("<i>", "</i>")),
+        ("I <3 you", "I <3 you", ()),
+        ("x <y and z> w", "x <y and z> w", ()),
+        ("a <b and c> d", "a <b and c> d", ()),  # <b> takes no annotation
+        ("a <span>b</span> c", "a <span>b</span> c", ()),  # not a subtitle tag: text
+        ("It is <B>big</B>.", "It is big.", ("<B>", "</B>")),
+    ],
+)
+def test_a_less_than_sign_that_opens_no_known_tag_is_text(
+    text: str, plain: str, lost: tuple[str, ...]
+) -> None:
+    prot = protect(text, "srt")
+    assert prot.plain == plain
+    assert prot.lost == lost
+    assert visible_text(text, "srt") == text.replace("<i>", "").replace("</i>", "").replace(
+        "<B>", ""
+    ).replace("</B>", "")
+
+
+def test_a_less_than_sign_is_escaped_in_webvtt_and_kept_as_is_in_srt() -> None:
+    vtt = protect("<i>If a<b, swap them.</i>", "vtt")
+    assert vtt.plain == "If a<b, swap them." and vtt.lost == ()
+    assert vtt.restore("Se a<b, scambiali.") == "<i>Se a&lt;b, scambiali.</i>"
+    srt = protect("If a<b, swap them.", "srt")
+    assert srt.restore("Se a<b, scambiali.") == "Se a<b, scambiali."
+
+
+def test_known_tags_with_classes_and_annotations_are_still_markup() -> None:
+    assert protect("<c.yellow.bg>Hi.</c>", "vtt").plain == "Hi."
+    assert protect("<lang it>Ciao.</lang>", "vtt").plain == "Ciao."
+    assert protect("<ruby>Kan<rt>kan</rt></ruby>", "vtt").lost == ("<rt>", "</rt>")
+
+
+def test_song_lines_are_units_of_their_own() -> None:
+    assert not protect("♪ Row, row, row your boat ♪", "vtt").joinable
+    assert not protect("♪ la la la", "srt").joinable
+    assert not protect("<i>♪ Happy birthday\nto you ♪</i>", "srt").joinable
+    assert protect("<i>Row your boat</i>", "srt").joinable
+
+
+@pytest.mark.parametrize(
+    ("text", "chars"),
+    [
+        ("- Hi.\n- Hello.", 4),
+        ("–Hi.\n—Hello.", 2),
+        ("<i>- Hi.</i>\n<i>- Hello.</i>", 4),
+        ("♪ Happy birthday to you ♪", 4),
+        ("[door slams]", 2),
+        ("JOHN: Come here.", 6),
+        ("{\\an8}<i>Hello there.</i>", 0),
+        ("<v Anna>Hello", 0),
+        ("Plain words.", 0),
+    ],
+)
+def test_markup_chars_count_what_the_viewer_reads(text: str, chars: int) -> None:
+    assert protect(text, "srt").markup_chars == chars

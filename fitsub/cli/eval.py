@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from fitsub.budget import limits_for
 from fitsub.cli import app, progress_bar
@@ -28,7 +30,8 @@ from fitsub.evaluate import (
     parse_testset,
     sentencepiece_counter,
 )
-from fitsub.io import atomic_write_text
+from fitsub.io import atomic_write_text, check_output_path
+from fitsub.lengthpred.policy import check_policy
 
 EPILOG = (
     "Examples:\n\n"
@@ -87,9 +90,8 @@ def _testsets(
     return sets
 
 
-def _check_output(path: Path | None, what: str) -> None:
-    if path is not None and str(path) != "-" and not path.parent.exists():
-        raise InputError(path, f"{what} directory does not exist")
+def _check_output(path: Path | None, what: str, inputs: list[Path] | None = None) -> None:
+    check_output_path(path, what, inputs or [], allow_stdout=True)
 
 
 def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> Table:
@@ -97,7 +99,7 @@ def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> Table:
     for h in headers:
         table.add_column(h, justify="left" if h in ("test set", "setting") else "right")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))  # test set names come from file names
     return table
 
 
@@ -113,7 +115,9 @@ def _emit(path: Path | None, text: str) -> None:
 @app.command("eval", epilog=EPILOG)
 def eval_cmd(
     model: list[Path] | None = typer.Option(
-        None, "--model", help="Model directory; repeat to compare models (default: shipped model)."
+        None,
+        "--model",
+        help="fitsub model directory or Hugging Face model directory / hub id; repeat to compare models (default: shipped model).",
     ),
     src: list[Path] | None = typer.Option(
         None, "--src", help="Source file (one segment a line, or .srt/.vtt); repeatable."
@@ -182,6 +186,17 @@ def eval_cmd(
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="No table or progress on the terminal."
     ),
+    length_policy: list[str] | None = typer.Option(
+        None,
+        "--length-policy",
+        help="Length asked in length/hard/band settings: source (ratio × source), predicted "
+        "(the length predictor's), oracle (the reference's); several: source,predicted,oracle.",
+    ),
+    length_predictor: Path | None = typer.Option(
+        None,
+        "--length-predictor",
+        help="Length predictor directory (default: MODEL/length-predictor).",
+    ),
 ) -> None:
     """Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.
 
@@ -204,6 +219,8 @@ def eval_cmd(
     for opt, out in (("--json", json_out), ("--markdown", markdown)):
         if out is not None and str(out) != "-" and out.resolve() in inputs:
             raise InputError(out, f"{opt} would overwrite an input file; choose another path")
+        _check_output(out, opt, sorted(inputs))
+    check_output_path(plot, "--plot", sorted(inputs), directory=True)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:
         report = _score_given(loaded, ratios, options, model or [], src_lang, lang)
@@ -221,6 +238,8 @@ def eval_cmd(
             batch_size,
             quiet,
             threads,
+            policies=[check_policy(p) for p in _split(length_policy)] or ["source"],
+            predictor_dir=length_predictor,
         )
     _emit(json_out, report.to_json())
     _emit(markdown, report.to_markdown())
@@ -243,9 +262,11 @@ def _score_given(
 ) -> EvalReport:
     counter: Callable[[str], int] | None = None
     if models:
+        from fitsub.hf.dispatch import is_hf_model
         from fitsub.nmt.backend import resolve_model_dir
 
-        counter = sentencepiece_counter(resolve_model_dir(models[0], src_lang, lang))
+        if not is_hf_model(models[0]):  # a Hugging Face model: no spm.model, no counter
+            counter = sentencepiece_counter(resolve_model_dir(models[0], src_lang, lang))
     return evaluate_hyps(loaded, ratios, options, counter)
 
 
@@ -262,21 +283,42 @@ def _translate_and_score(
     batch_size: int,
     quiet: bool,
     threads: int | None = None,
+    policies: Sequence[str] = ("source",),
+    predictor_dir: Path | None = None,
 ) -> EvalReport:
-    from fitsub.nmt.backend import NMTBackend, resolve_model_dir
+    from fitsub.backend import TranslationBackend
+    from fitsub.hf.dispatch import is_hf_model, open_hf
+    from fitsub.nat.backend import open_backend as open_any  # CMLM checkpoints: NAT backend
+    from fitsub.nmt.backend import resolve_model_dir
 
     for data in loaded:
         if data.srcs is None:
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
-    dirs = [resolve_model_dir(m, src_lang, lang) for m in models] or [
-        resolve_model_dir(None, src_lang, lang)
-    ]
-    setting_list = make_settings(modes, ratios, dirs)
+    dirs = [  # a Hugging Face model directory or hub id is kept as given (fitsub.hf)
+        Path(str(m)) if is_hf_model(m) else resolve_model_dir(m, src_lang, lang) for m in models
+    ] or [resolve_model_dir(None, src_lang, lang)]
+    setting_list = make_settings(modes, ratios, dirs, policies)
+    predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
+    if "predicted" in policies:  # checked (extra, directory, languages, unit) before translating
+        from fitsub.lengthpred.predictor import open_policy
 
-    def open_backend(d: Path | None) -> NMTBackend:
+        for d in dirs:
+            owned = None if is_hf_model(d) else d
+            policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
+            assert policy.predict is not None
+            predictors[d] = policy.predict
+
+    def predictor(d: Path | None) -> Callable[[Sequence[str]], list[int]]:
+        if d is None or d not in predictors:
+            raise InputError(None, "no length predictor for this model")
+        return predictors[d]
+
+    def open_backend(d: Path | None) -> TranslationBackend:
         if d is None:  # every setting names a resolved model directory here
             raise InputError(None, "no model directory")
-        return NMTBackend(d, device=device, beam=beam, batch_size=batch_size, threads=threads)
+        if is_hf_model(d):
+            return open_hf(d, src_lang, lang, device, beam, batch_size, threads)
+        return open_any(d, device=device, beam=beam, batch_size=batch_size, threads=threads)
 
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)
@@ -287,11 +329,18 @@ def _translate_and_score(
 
         def progress(label: str, done: int, total: int) -> None:
             if label not in tasks:
-                tasks[label] = int(bar.add_task(label, total=total))
+                tasks[label] = int(bar.add_task(escape(label), total=total))
             bar.update(tasks[label], completed=done, total=total)  # type: ignore[arg-type]
 
         return evaluate_models(
-            loaded, setting_list, open_backend, options, counter, batch_size, progress
+            loaded,
+            setting_list,
+            open_backend,
+            options,
+            counter,
+            batch_size,
+            progress,
+            predictor=predictor if predictors else None,
         )
 
 
@@ -303,8 +352,8 @@ def _print(report: EvalReport, plots: list[Path]) -> None:
         console.print(_rich_table(headers, rows, title="BLEU (LR) by reference length, 13a tokens"))
     console.print(LEGEND, highlight=False, style="dim")
     for line in report.signatures():
-        console.print(line, highlight=False)
+        console.print(Text(line), highlight=False)
     for note in sorted({n for r in report.rows for n in r.metrics.notes}):
-        console.print(f"note: {note}", highlight=False)
+        console.print(Text(f"note: {note}"), highlight=False)
     for path in plots:
-        console.print(f"wrote {path}", highlight=False)
+        console.print(Text(f"wrote {path}"), highlight=False)

@@ -15,10 +15,16 @@ def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A training checkpoint (e.g. runs/NAME/best)."),
     out: Path = typer.Argument(..., help="The model directory to write (e.g. models/en-it)."),
     dtype: str = typer.Option("float16", "--dtype", help="float16, bfloat16 or float32 weights."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace OUT even if it holds files (e.g. the shipped model)."
+    ),
 ) -> None:
     """Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer state.
 
-    Example: fitsub export runs/en-it/best models/en-it --dtype float16
+    OUT must be new or empty unless --force; with --force it is replaced as a whole (an old
+    MODEL_CARD.md is removed, not left beside weights it does not describe).
+
+    Example: fitsub export runs/en-it/best models/en-it --dtype float16 --force
     """
     from fitsub.nmt.checkpoint import export_checkpoint
 
@@ -26,6 +32,19 @@ def export_cmd(
         raise InputError(None, f"--dtype must be float16, bfloat16 or float32, got {dtype!r}")
     if out.resolve() == checkpoint.resolve():
         raise InputError(out, "export would overwrite its source checkpoint")
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "is a file; export writes a model directory")
+    if not out.parent.is_dir():
+        raise InputError(out, f"folder {str(out.parent)!r} does not exist")
+    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if held and not force:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
     path = export_checkpoint(checkpoint, out, dtype)
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
     print(f"wrote {path} ({size / 1e6:.1f} MB, {dtype} weights)")
+    dropped = [name for name in held if not (path / name).exists()]
+    if dropped:
+        print(f"removed from the old {out}: {', '.join(dropped)}")
+        if "MODEL_CARD.md" in dropped:
+            print("the old MODEL_CARD.md described other weights; write one for this model")

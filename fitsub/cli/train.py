@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,22 @@ def _saved_config(out: Path) -> dict[str, Any]:
         raise InputError(path, "cannot resume: no readable training checkpoint here") from None
 
 
+def _check_out(out: Path, resume: bool, force: bool) -> None:
+    """--out must be new or empty, or the run being resumed, unless --force."""
+    if os.environ.get("RANK", "0") != "0":  # under torchrun rank 0 checks (before it writes)
+        return
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "--out is a file; it names the run directory")
+    if force or not out.is_dir() or not any(out.iterdir()):
+        return
+    if resume and (out / "last" / "config.json").is_file():
+        return
+    what = "a training run; pass --resume to continue it" if (out / "last").is_dir() else "files"
+    raise InputError(
+        out, f"--out is not empty (holds {what}); pass --force to train into it anyway"
+    )
+
+
 @app.command("train")
 def train_cmd(
     out: Path = typer.Option(
@@ -68,6 +85,9 @@ def train_cmd(
     src: str = typer.Option(_D.src_lang, "--src", help="Source language code (file suffix)."),
     tgt: str = typer.Option(_D.tgt_lang, "--tgt", help="Target language code (file suffix)."),
     method: str = typer.Option(_D.method, "--method", help=f"Length method: {', '.join(METHODS)}."),
+    arch: str = typer.Option(
+        _D.arch, "--arch", help="ar (autoregressive) or cmlm (non-autoregressive, mask-predict)."
+    ),
     noise: int = typer.Option(_D.noise, "--noise", min=0, help="Length perturbation window k."),
     noise_mode: str = typer.Option(
         _D.noise_mode, "--noise-mode", help="symmetric [-k,k] or positive [0,k]."
@@ -88,7 +108,10 @@ def train_cmd(
         _D.vocab_size, "--vocab-size", help="SentencePiece vocabulary size."
     ),
     init_from: Path | None = typer.Option(
-        None, "--init-from", help="Fine-tune this checkpoint (keeps its tokenizer)."
+        None,
+        "--init-from",
+        help="Fine-tune this checkpoint, or a Hugging Face model directory / hub id "
+        "(--method tok, ldpe+pe or lrpe+pe; keeps its tokenizer).",
     ),
     max_tokens: int = typer.Option(
         _D.max_tokens, "--max-tokens", help="Padded src+tgt tokens per batch."
@@ -131,9 +154,30 @@ def train_cmd(
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads per process."),
     device: str = typer.Option(_D.device, "--device", help="auto, cpu or cuda."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out from OUT/last."),
+    force: bool = typer.Option(
+        False, "--force", help="Train into a non-empty --out that is not a run being resumed."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
 ) -> None:
     """Train a length-controlled translation model on parallel text (runs under torchrun too)."""
+    _check_out(out, resume, force)
+    if init_from is not None and not resume:
+        from fitsub.hf.dispatch import is_hf_model
+
+        if is_hf_model(init_from):  # a Hugging Face model directory or hub id: fitsub.hf
+            from fitsub.hf.finetune import FinetuneConfig, read_pairs, run_from_cli
+
+            hf = FinetuneConfig(
+                base=str(init_from), out_dir=str(out), method=method, src_lang=src,
+                tgt_lang=tgt, lr=lr, warmup=warmup, max_tokens=max_tokens,
+                max_steps=max_steps, max_epochs=max_epochs,
+                max_time=None if max_time is None else parse_duration(max_time),
+                seed=seed, device=device, threads=threads, precision=precision,
+            )  # fmt: skip
+            pairs = read_pairs(data, list(corpus), list(train_prefix), src, tgt, seed)
+            best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
+            Console(stderr=True, quiet=quiet).print(f"best checkpoint: {best}")
+            return
     if size not in SIZES:
         raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
     d, heads, enc, dec, ff = SIZES[size]
@@ -155,7 +199,7 @@ def train_cmd(
             out_dir=str(out), src_lang=src, tgt_lang=tgt,
             data_dir=None if data is None else str(data), corpora=list(corpus),
             train_prefixes=list(train_prefix), dev_prefix=dev, dev_size=dev_size,
-            method=method, length_unit=length_unit,  # type: ignore[arg-type]  # validated
+            method=method, arch=arch, length_unit=length_unit,  # type: ignore[arg-type]  # validated
             noise=noise, noise_mode=noise_mode, length_dropout=length_dropout,
             d_model=d, n_heads=heads, enc_layers=enc, dec_layers=dec, d_ff=ff, dropout=dropout,
             vocab_size=vocab_size, init_from=None if init_from is None else str(init_from),

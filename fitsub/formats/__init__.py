@@ -7,7 +7,8 @@ into segments plus the verbatim text between them (`Parsed.gaps`), and renders o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ class Parsed:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """Consecutive non-blank lines: 1-based first line number, the lines, character offsets."""
 
@@ -38,41 +39,167 @@ class Block:
     end: int  # offset just past the last character of the last line (before its newline)
 
 
-def split_blocks(
-    text: str, is_blank: Callable[[str], bool], starts_block: Callable[[list[str], str], bool]
-) -> list[Block]:
-    """Split text into blocks at blank lines, or before a line for which `starts_block` holds."""
-    blocks: list[Block] = []
+def iter_lines(text: str) -> Iterator[str]:
+    """The lines of `text` split at ``\\n``, one at a time (no list of every line in memory)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
+
+
+def iter_blocks(
+    text: str,
+    is_blank: Callable[[str], bool],
+    starts_block: Callable[[list[str], str], bool],
+    blank_lines: Collection[int] = (),
+) -> Iterator[Block]:
+    """Blocks of `text` split at blank lines, or before a line for which `starts_block` holds.
+
+    `blank_lines`: 1-based numbers of further lines read as blank lines. Each block is yielded
+    when complete, so a parser can turn it into a segment and let it go (memory stays linear
+    in the segments kept, not in every line of the file).
+    """
     current: Block | None = None
     offset = 0
-    for number, line in enumerate(text.split("\n"), start=1):
-        if is_blank(line):
+    for number, line in enumerate(iter_lines(text), start=1):
+        if is_blank(line) or number in blank_lines:
+            if current is not None:
+                yield current
             current = None
         else:
             if current is not None and starts_block(current.lines, line):
+                yield current
                 current = None
             if current is None:
                 current = Block(number, [], offset, offset)
-                blocks.append(current)
             current.lines.append(line)
             current.end = offset + len(line)
         offset += len(line) + 1
-    return blocks
+    if current is not None:
+        yield current
+
+
+def split_blocks(
+    text: str,
+    is_blank: Callable[[str], bool],
+    starts_block: Callable[[list[str], str], bool],
+    blank_lines: Collection[int] = (),
+) -> list[Block]:
+    """Every block of `iter_blocks` as a list."""
+    return list(iter_blocks(text, is_blank, starts_block, blank_lines))
+
+
+_SPACE_LINE = re.compile(r"^[^\S\n]+$", re.MULTILINE)
+
+
+def has_space_lines(text: str) -> bool:
+    """Whether some line of `text` is not empty but holds only whitespace."""
+    return _SPACE_LINE.search(text) is not None
+
+
+class GapCollector:
+    """The raw text before each block and after the last one, collected as blocks go by."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.gaps: list[str] = []
+        self.previous = 0
+        self._shared: dict[str, str] = {}
+
+    def add(self, block: Block) -> None:
+        """Record the gap before `block`."""
+        gap = self.text[self.previous : block.start]
+        # most gaps are "\n\n": one string object, not one per cue
+        self.gaps.append(self._shared.setdefault(gap, gap) if len(gap) < 8 else gap)
+        self.previous = block.end
+
+    def finish(self) -> list[str]:
+        """Every gap, with the text after the last block."""
+        return [*self.gaps, self.text[self.previous :]]
+
+
+def spaces_only(line: str) -> bool:
+    """A line that is not empty but holds only whitespace."""
+    return line != "" and not line.strip()
+
+
+def blank_space_lines(lines: list[str], opens_block: Callable[[list[str], int], bool]) -> set[int]:
+    """1-based numbers of whitespace-only lines to read as empty lines.
+
+    Such a line counts as empty where it starts or ends a block (an empty line or the file's
+    end before or after it, other whitespace-only lines aside) or stands just before a line for
+    which `opens_block(lines, i)` holds (a cue); elsewhere, between two lines of a cue's text,
+    it stays text. Either way nothing is lost: the line is written back as it was.
+    """
+    blank: set[int] = set()
+    after = 0  # the first line after a run of whitespace-only lines (found once per run)
+    for i, line in enumerate(lines):
+        if i == 0 or not spaces_only(line):
+            continue
+        before_blank = lines[i - 1] == "" or i in blank  # i is line i-1's 1-based number
+        if after <= i:
+            after = i + 1
+            while after < len(lines) and spaces_only(lines[after]):
+                after += 1
+        after_blank = after >= len(lines) or lines[after] == ""
+        if before_blank or after_blank or opens_block(lines, after):
+            blank.add(i + 1)
+    return blank
 
 
 def gaps_around(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The raw text before each (start, end) span and after the last one."""
     gaps: list[str] = []
+    shared: dict[str, str] = {}  # most gaps are "\n\n": one string object, not one per cue
     previous = 0
     for start, end in spans:
-        gaps.append(text[previous:start])
+        gap = text[previous:start]
+        gaps.append(shared.setdefault(gap, gap) if len(gap) < 8 else gap)
         previous = end
     gaps.append(text[previous:])
     return gaps
 
 
+# Longest hour field accepted (999,999,999 hours): longer ones are rejected as broken timestamps
+# before `int()` (whose digit limit would otherwise raise a ValueError on thousands of digits).
+MAX_HOUR_DIGITS = 9
+# Cue numbers longer than this are ids, not numbers (no `int()` on thousands of digits).
+MAX_NUMBER_DIGITS = 18
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """`text` stripped and quoted for an error message, cut to `limit` characters."""
+    text = text.strip()
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text):,} chars)"
+
+
+def is_number(text: str) -> bool:
+    """Whether `text` is a cue number: ASCII digits only (not "¹²", "①" or "١"), not too long."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_DIGITS
+
+
+def timing_tail(rest: str) -> str | None:
+    """The settings after a timing line's end time, or None when the tail is not valid.
+
+    `rest` is what follows the second timestamp. It must be empty or blank, or start with a space
+    or tab; the settings are `rest` without surrounding whitespace. Done without a regular
+    expression: a lazy ``(.*?)[ \t]*$`` is quadratic on a long run of spaces.
+    """
+    if not rest.strip(" \t"):
+        return ""
+    if rest[0] not in " \t":
+        return None
+    return rest.strip()
+
+
 def to_ms(hours: str | None, minutes: str, seconds: str, millis: str) -> int:
-    """Milliseconds from timestamp fields (hours may be absent)."""
+    """Milliseconds from ASCII timestamp fields (hours may be absent; at most 9 hour digits)."""
+    if hours is not None and len(hours) > MAX_HOUR_DIGITS:
+        raise ValueError(f"hour field has {len(hours)} digits")
     return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis)
 
 
@@ -133,7 +260,7 @@ def numbering_warnings(segments: Sequence[Segment]) -> list[str]:
         if seg.id is None:
             warnings.append(f"{where}: cue has no number (written back without one)")
             continue
-        if not seg.id.isdigit():
+        if not is_number(seg.id):
             warnings.append(f"{where}: cue number {seg.id!r} is not a number (kept as written)")
             previous = None
             continue

@@ -6,7 +6,9 @@ then every block goes through `pysrt.SubRipItem.from_lines`, and its times and n
 
 Accepted timing lines: ``H:MM:SS,mmm --> H:MM:SS,mmm`` (1-3 hour digits, ``.`` also accepted as
 the decimal separator, as players do), optionally followed by coordinates (``X1:… Y2:…``) that
-are kept verbatim in `Segment.settings`. A block may omit its cue number (warning).
+are kept verbatim in `Segment.settings`. A block may omit its cue number (warning). A line of
+whitespace counts as a blank line between cues, and as text between two lines of a cue's text
+(`fitsub.formats.blank_space_lines`); it is written back as it was.
 """
 
 from __future__ import annotations
@@ -19,19 +21,26 @@ import pysrt
 
 from fitsub.errors import InputError
 from fitsub.formats import (
+    GapCollector,
     Parsed,
+    blank_space_lines,
     cap_warnings,
     check_cues,
     format_ms,
-    gaps_around,
+    has_space_lines,
+    is_number,
+    iter_blocks,
     numbering_warnings,
-    split_blocks,
+    quoted,
+    timing_tail,
     to_ms,
 )
 from fitsub.segments import Segment
 
-_TS = r"(\d{1,3}):(\d{2}):(\d{2})[,.](\d{3})"
-TIMING = re.compile(rf"^[ \t]*{_TS}[ \t]*-->[ \t]*{_TS}(?:[ \t]+(\S.*?))?[ \t]*$")
+_TS = r"([0-9]{1,3}):([0-9]{2}):([0-9]{2})[,.]([0-9]{3})"
+# The two timestamps only: what follows (coordinates, trailing spaces) is checked by
+# `timing_tail` without backtracking (a regex tail was quadratic on long runs of spaces).
+TIMING = re.compile(rf"[ \t]*{_TS}[ \t]*-->[ \t]*{_TS}")
 DEFAULT_GAPS = ("", "\n\n", "\n")
 _TIMING_HELP = "expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm'"
 
@@ -41,14 +50,24 @@ def parse_timing(line: str) -> tuple[int, int, str] | None:
     m = TIMING.match(line)
     if m is None:
         return None
+    coords = timing_tail(line[m.end() :])
+    if coords is None or (coords and coords[0].isspace()):
+        return None
     g = m.groups()
     if int(g[1]) > 59 or int(g[2]) > 59 or int(g[5]) > 59 or int(g[6]) > 59:
         return None
-    return to_ms(*g[0:4]), to_ms(*g[4:8]), g[8] or ""
+    return to_ms(*g[0:4]), to_ms(*g[4:8]), coords
 
 
 def _is_blank(line: str) -> bool:
-    return not line.strip()
+    return line == ""
+
+
+def _opens_block(lines: list[str], i: int) -> bool:
+    """Whether line `i` begins a cue: a timing line, or a number then a timing line."""
+    if i >= len(lines) or not lines[i].strip():
+        return False
+    return "-->" in lines[i] or (i + 1 < len(lines) and "-->" in lines[i + 1])
 
 
 def _never(_block: list[str], _line: str) -> bool:
@@ -57,11 +76,14 @@ def _never(_block: list[str], _line: str) -> bool:
 
 def parse(text: str, path: Path | None = None) -> Parsed:
     """Parse SRT text (``\\n`` newlines) into cues; `InputError` naming the line on bad input."""
-    blocks = split_blocks(text, _is_blank, _never)
-    if not blocks:
-        raise InputError(path, "empty file")
+    spaces = blank_space_lines(text.split("\n"), _opens_block) if has_space_lines(text) else set()
+    gaps = GapCollector(text)
     segments: list[Segment] = []
-    for block in blocks:
+    padded: list[int] = []
+    for block in iter_blocks(text, _is_blank, _never, spaces):
+        gaps.add(block)
+        if "-->" not in block.lines[0] and block.lines[0] != block.lines[0].strip():
+            padded.append(block.line)
         lines = block.lines
         if "-->" in lines[0]:
             cue_id, timing_at = None, 0
@@ -73,7 +95,7 @@ def parse(text: str, path: Path | None = None) -> Parsed:
         parsed = parse_timing(timing)
         if parsed is None:
             raise InputError(
-                path, f"broken timestamp {timing.strip()!r}: {_TIMING_HELP}", block.line + timing_at
+                path, f"broken timestamp {quoted(timing)}: {_TIMING_HELP}", block.line + timing_at
             )
         start, end, coords = parsed
         body = lines[timing_at + 1 :]
@@ -86,6 +108,11 @@ def parse(text: str, path: Path | None = None) -> Parsed:
                 )
         _check_with_pysrt(lines, start, end, cue_id, path, block.line)
         cue_text = "\n".join(body)
+        canonical = f"{format_ms(start, ',')} --> {format_ms(end, ',')}"
+        # a timing line rendered the same from the times is not stored (memory, long files)
+        kept: str | None = (
+            None if timing == (f"{canonical} {coords}" if coords else canonical) else timing
+        )
         segments.append(
             Segment(
                 index=len(segments),
@@ -95,13 +122,20 @@ def parse(text: str, path: Path | None = None) -> Parsed:
                 text=cue_text,
                 translatable=bool(cue_text.strip()),
                 settings=coords,
-                timing=timing,
+                timing=kept,
                 line=block.line,
             )
         )
+    if not segments:
+        raise InputError(path, "empty file")
     warnings = check_cues(segments, "srt", path) + numbering_warnings(segments)
-    gaps = gaps_around(text, [(b.start, b.end) for b in blocks])
-    return Parsed(segments, gaps, cap_warnings(warnings))
+    if padded:
+        warnings.insert(
+            0,
+            f"line {padded[0]}: {len(padded)} cue number line(s) with spaces around the number; "
+            "written without them",
+        )
+    return Parsed(segments, gaps.finish(), cap_warnings(warnings))
 
 
 def _no_timing(line: int, lines: list[str], segments: list[Segment], path: Path | None) -> NoReturn:
@@ -111,7 +145,7 @@ def _no_timing(line: int, lines: list[str], segments: list[Segment], path: Path 
     if segments:
         prev = segments[-1]
         name = f"cue {prev.id}" if prev.id is not None else f"the cue at line {prev.line}"
-        if lines[0].strip().isdigit() and len(lines) == 1:
+        if is_number(lines[0].strip()) and len(lines) == 1:
             raise InputError(path, f"cue number {lines[0].strip()} has no timing line", line)
         raise InputError(
             path,
@@ -137,7 +171,11 @@ def _check_with_pysrt(
         raise InputError(
             path, "pysrt reads this cue's times differently; check the timestamps", line
         )
-    expected: int | str = int(cue_id) if cue_id is not None and cue_id.isdigit() else cue_id or ""
+    expected: int | str = cue_id or ""
+    try:  # pysrt keeps the number as int(...) when that works, else as the string
+        expected = int(expected)
+    except ValueError:
+        pass
     if cue_id is not None and item.index != expected:
         raise InputError(path, f"pysrt reads cue number {item.index!r}, not {cue_id!r}", line)
 

@@ -7,8 +7,12 @@ STYLE, REGION, NOTE) is kept verbatim in `Document.gaps`, each cue's timing line
 `Segment.timing`, and webvtt-py's reading of the whole file must agree with ours (cue count,
 identifiers, times).
 
-Blocks follow the WebVTT rules: only an empty line ends a block (a line of spaces is text), and
-a line with ``-->`` that cannot be the block's timing line starts a new cue. Timestamps must be
+Blocks follow the WebVTT rules: an empty line ends a block, and a line with ``-->`` that cannot
+be the block's timing line starts a new cue. Leniency where nothing is lost (real exports have
+these): a line holding only whitespace counts as an empty line where it starts or ends a
+block, or stands just before a cue (identifier or timing line) or a NOTE / STYLE / REGION block;
+elsewhere (between two lines of a cue's text, as YouTube writes them) it stays cue text, as the
+standard says. Such lines are written back as they were; a warning counts them. Timestamps must be
 ``[HH:]MM:SS.mmm`` as the standard says; a comma decimal separator is an error with its own
 message. A block of text after a cue's blank line is an error (webvtt-py would drop it).
 """
@@ -23,19 +27,25 @@ from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from fitsub.errors import InputError
 from fitsub.formats import (
+    MAX_HOUR_DIGITS,
     Block,
     Parsed,
+    blank_space_lines,
     cap_warnings,
     check_cues,
     format_ms,
     gaps_around,
+    quoted,
     split_blocks,
+    timing_tail,
 )
 from fitsub.formats import to_ms as _to_ms
 from fitsub.segments import Segment
 
-_TS = r"(?:(\d{2,}):)?(\d{2}):(\d{2})\.(\d{3})"
-TIMING = re.compile(rf"^{_TS}[ \t]+-->[ \t]+{_TS}(?:([ \t]+)(.*?))?[ \t]*$")
+_TS = r"(?:([0-9]{2,}):)?([0-9]{2}):([0-9]{2})\.([0-9]{3})"
+# The two timestamps only: the settings after them are checked by `timing_tail` without
+# backtracking (a regex tail was quadratic on long runs of spaces).
+TIMING = re.compile(rf"{_TS}[ \t]+-->[ \t]+{_TS}")
 _COMMA_TS = re.compile(r"\d{2}:\d{2},\d{3}")
 DEFAULT_GAPS = ("WEBVTT\n\n", "\n\n", "\n")
 _HEADER = re.compile(r"^WEBVTT(?:[ \t].*)?$")
@@ -46,14 +56,28 @@ def parse_timing(line: str) -> tuple[int, int, str] | None:
     m = TIMING.match(line)
     if m is None:
         return None
+    settings = timing_tail(line[m.end() :])
     g = m.groups()
+    if settings is None or any(len(h or "") > MAX_HOUR_DIGITS for h in (g[0], g[4])):
+        return None
     if int(g[2]) > 59 or int(g[6]) > 59 or int(g[1]) > 59 or int(g[5]) > 59:
         return None
-    return _to_ms(*g[0:4]), _to_ms(*g[4:8]), (g[9] or "").strip()
+    return _to_ms(*g[0:4]), _to_ms(*g[4:8]), settings
 
 
 def _is_blank(line: str) -> bool:
     return line == ""
+
+
+def _opens_block(lines: list[str], i: int) -> bool:
+    """Whether line `i` begins a cue (timing line, or identifier then timing) or a NOTE block."""
+    if i >= len(lines) or not lines[i].strip():
+        return False
+    line = lines[i]
+    if "-->" in line or (i + 1 < len(lines) and "-->" in lines[i + 1]):
+        return True
+    word = line.split(maxsplit=1)[0]
+    return word in ("NOTE", "STYLE", "REGION") and line.startswith(word)
 
 
 def _starts_block(block: list[str], line: str) -> bool:
@@ -81,7 +105,9 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             " (this looks like SRT; use .srt)" if "-->" in text[:200] and "," in text[:200] else ""
         )
         raise InputError(path, f"missing 'WEBVTT' header on the first line{hint}", 1)
-    blocks = split_blocks(text, _is_blank, _starts_block)
+    lines = text.split("\n")
+    spaces = blank_space_lines(lines, _opens_block)
+    blocks = split_blocks(text, _is_blank, _starts_block, spaces)
     cues: list[Block] = []
     segments: list[Segment] = []
     for block in blocks[1:]:
@@ -102,8 +128,19 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             raise InputError(path, problem, block.line)
     if not segments:
         raise InputError(path, "no cues in this WebVTT file")
-    _check_with_webvtt(text, segments, path)
+    if spaces:
+        text_for_check = "\n".join("" if n in spaces else ln for n, ln in enumerate(lines, 1))
+    else:
+        text_for_check = text
+    _check_with_webvtt(text_for_check, segments, path)
     warnings = check_cues(segments, "vtt", path)
+    if spaces:
+        first = min(spaces)
+        warnings.insert(
+            0,
+            f"line {first}: {len(spaces)} line(s) holding only spaces read as empty lines "
+            "(the WebVTT standard reads them as text; written back as they were)",
+        )
     gaps = gaps_around(text, [(b.start, b.end) for b in cues])
     return Parsed(segments, gaps, cap_warnings(warnings))
 
@@ -119,13 +156,13 @@ def _cue(block: Block, index: int, path: Path | None) -> Segment:
         if _COMMA_TS.search(timing):
             raise InputError(
                 path,
-                f"comma decimal separator in timestamp {timing.strip()!r}: WebVTT uses '.' "
+                f"comma decimal separator in timestamp {quoted(timing)}: WebVTT uses '.' "
                 "(00:00:01.000); is this an SRT file?",
                 line_no,
             )
         raise InputError(
             path,
-            f"broken timestamp {timing.strip()!r}: expected '[HH:]MM:SS.mmm --> [HH:]MM:SS.mmm'",
+            f"broken timestamp {quoted(timing)}: expected '[HH:]MM:SS.mmm --> [HH:]MM:SS.mmm'",
             line_no,
         )
     start, end, settings = parsed

@@ -29,7 +29,8 @@ from fitsub.backend import Candidate, Request
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.search import beam_search
+from fitsub.nmt.search import beam_search, word_table
+from fitsub.nmt.tokenizer import SPACE
 from fitsub.units import char_length, chars_no_space
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
@@ -106,6 +107,19 @@ class NMTBackend:
             "chars_per_piece", self.meta.get("train", {}).get("chars_per_piece")
         )
         self.chars_per_piece: float | None = None if cpp is None else float(cpp)
+        # whole words only: the pieces that continue a word (`fitsub.nmt.search`)
+        self.words = word_table(self.tokenizer)
+        self._known: frozenset[str] | None = None
+
+    def known_words(self) -> frozenset[str]:
+        """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
+        if self._known is None:
+            tok = self.tokenizer
+            pieces = (tok.sp.id_to_piece(i) for i in range(tok.vocab_size) if not tok.is_special(i))
+            self._known = frozenset(
+                p[1:].lower() for p in pieces if p.startswith(SPACE) and p[1:].isalpha()
+            )
+        return self._known
 
     @property
     def supports_unconstrained(self) -> bool:
@@ -168,6 +182,7 @@ class NMTBackend:
                 target_chars=[r[3] for r in chunk],
                 min_chars=[requests[r[0]].min_chars for r in chunk],
                 no_space=[requests[r[0]].no_space for r in chunk],
+                words=self.words,
             )
             for r, hs in zip(chunk, hyps, strict=True):
                 out[r[0]] = [Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs]

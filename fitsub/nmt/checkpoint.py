@@ -151,6 +151,8 @@ def load_checkpoint(
         cfg = ModelConfig.from_dict(meta["model"])
     except (TypeError, ValueError) as err:
         raise InputError(d / CONFIG, f"bad model config: {err}") from err
+    if cfg.extra.get("arch", "ar") != "ar":  # e.g. a CMLM: loaded by fitsub.nat.checkpoint
+        raise InputError(d, f"a {cfg.extra['arch']} checkpoint, not an autoregressive model")
     tokenizer = Tokenizer.load(d / SPM)
     try:
         model = build_model(cfg, tokenizer)
@@ -182,11 +184,13 @@ def export_checkpoint(src: str | Path, dest: str | Path, dtype: str = "float16")
     """Copy a training checkpoint into a shippable one: weights only, stored in `dtype`.
 
     The optimizer state and other extra tensor groups are left behind; the training metadata
-    (config.json["train"]) and the training log are kept.
+    (config.json["train"]) and the training log are kept. An existing `dest` is replaced as a
+    whole: nothing of it (an old `MODEL_CARD.md` describing other weights) is carried over.
+    `fitsub export` asks for --force before replacing a non-empty directory.
     """
     model, tokenizer, cfg, meta = load_checkpoint(src)
     out = save_checkpoint(
-        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=True
+        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False
     )
     log = Path(src) / "train_log.jsonl"
     if log.is_file():

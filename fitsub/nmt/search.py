@@ -24,6 +24,30 @@ Lower bound (`min_chars`, for dubbing's "same length as the source"): EOS gets -
 hypothesis is shorter than its row's lower bound (except at the forced end). When no hypothesis
 can meet both bounds, the row is searched again with the upper bound alone.
 
+Whole words only (`words`, a `WordTable`): a hard budget must never be met by cutting a word
+("annoiato" -> "annoato", "barche" -> "ban"): a cut word reads as a typo or as another word,
+which is worse for a subtitle than a shorter sentence or a flagged one. A continuation piece does
+not start with `▁` and starts with a letter or digit: it extends the word before it. At each
+step, `best` is the model's most likely next piece before any bound masks it (only the
+never-generated pieces are removed). For a live hypothesis:
+* after a text piece, `best` a continuation piece (the word is unfinished): only continuation
+  pieces may follow; no EOS (a hypothesis ends only at a word boundary, where the model itself
+  would start a new word, punctuate or end), no new word, no punctuation. If the budget forbids
+  every continuation the model finds likely, the hypothesis is dropped (-inf) and beam search
+  falls back on the hypotheses that chose shorter whole words earlier;
+* a continuation piece must be nearly as likely as `best` (within `WORD_MARGIN` nats): the
+  model's second-rate ending of a word is a mangled word ("anno" + "ato" for "annoiato"), and a
+  fragment glued onto a finished word is one too ("Ero" + "So");
+* `best` forbidden by a bound: its proper prefixes are forbidden too (`WordTable.prefixes`): the
+  word the model wants cannot fit, and any spelling of it from shorter pieces is as long, so
+  starting it ("▁" + "rist" + "ora" for "▁ristorante") can only end in a cut word. This is the
+  rule "a piece that starts a word is allowed only if some continuation of that word can still
+  fit", with the model's own word as the continuation and the vocabulary's pieces as spellings.
+When no whole hypothesis fits, the fallback above returns the shortest whole unconstrained
+candidates flagged `fits=False`, never a cut word. Only if even the unconstrained search keeps
+no whole hypothesis (each one cut at the forced end) is it run once more without the rule.
+Cost: one max, one gather and a few masks per step over the (B*K, V) scores; no Python loop.
+
 N-best re-ranking (after Takase & Okazaki 2019, sec. 3.4): candidates are ordered by
     score - length_weight * |chars - target_chars| / max(target_chars, 1)
 where `target_chars` is the requested length in characters (rows without one: by score alone).
@@ -38,8 +62,10 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.nmt.model import Transformer, unwrap
+from fitsub.nmt.tokenizer import SPACE, Tokenizer
 
 NEG_INF = float("-inf")
+WORD_MARGIN = 1.5  # nats: a continuation piece other than the model's best must be this close
 
 
 @dataclass(frozen=True)
@@ -60,6 +86,38 @@ def rerank_key(score: float, chars: int, target_chars: int | None, length_weight
     return score - length_weight * abs(chars - target_chars) / max(target_chars, 1)
 
 
+@dataclass(frozen=True)
+class WordTable:
+    """What the whole-words rule needs of the vocabulary (`word_table(tokenizer)`).
+
+    `continues` (V,) bool: the continuation pieces. `prefixes` (V, P) long: for each piece, the
+    ids of the pieces that are proper prefixes of its text ("▁", "▁ri", "▁rist" for
+    "▁ristorante"), padded with `pad` (a piece search never generates).
+    """
+
+    continues: Tensor
+    prefixes: Tensor
+
+
+def word_table(tokenizer: Tokenizer) -> WordTable:
+    """The continuation pieces and the proper-prefix pieces of every piece of `tokenizer`."""
+    V = tokenizer.vocab_size
+    texts = [None if tokenizer.is_special(i) else tokenizer.sp.id_to_piece(i) for i in range(V)]
+    ids = {t: i for i, t in enumerate(texts) if t}
+    cont = [t is not None and not t.startswith(SPACE) and t[:1].isalnum() for t in texts]
+    pre = [[ids[t[:k]] for k in range(1, len(t)) if t[:k] in ids] if t else [] for t in texts]
+    width = max(1, max(map(len, pre)))
+    table = torch.full((V, width), tokenizer.pad_id, dtype=torch.long)
+    for i, row in enumerate(pre):
+        table[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+    return WordTable(torch.tensor(cont, dtype=torch.bool), table)
+
+
+def continuation_pieces(tokenizer: Tokenizer) -> list[bool]:
+    """Per piece id: whether it continues the word before it (no `▁`, starts with a letter/digit)."""
+    return [bool(x) for x in word_table(tokenizer).continues.tolist()]
+
+
 @torch.inference_mode()
 def _search(
     model: Transformer,
@@ -70,6 +128,7 @@ def _search(
     max_len: int,
     floor: Tensor | None = None,
     no_space: Tensor | None = None,
+    words: WordTable | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, int]:
     """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps."""
     cfg = model.cfg
@@ -95,11 +154,20 @@ def _search(
     chars = torch.zeros(B * K, dtype=torch.long, device=dev)
     finished = torch.zeros(B * K, dtype=torch.bool, device=dev)
     batch_base = torch.arange(B, device=dev)[:, None] * K  # (B, 1)
+    cont = None if words is None else words.continues.to(dev)  # (V,) continuation pieces
+    prefixes = None if words is None else words.prefixes.to(dev)  # (V, P)
     cache = model.new_cache()
     steps = 0
     for t in range(max_len):
         logits = model.decode(tokens[:, t : t + 1], memory, src_pad, lens, cache)[:, -1]  # (BK, V)
         logp = torch.log_softmax(logits.float(), dim=-1) + base
+        if cont is not None:  # whole words only (module docstring), before any bound
+            best = logp.max(1, keepdim=True)  # (BK, 1) the model's own next piece
+            mid = cont[best.indices[:, 0]] & (pc[tokens[:, t]] > 0)  # (BK,) an unfinished word
+            near = logp >= best.values - WORD_MARGIN  # (BK, V)
+            # a continuation piece must be nearly as likely as the best piece; inside an
+            # unfinished word nothing else is allowed (no end, no new word, no punctuation)
+            logp = logp.masked_fill(cont[None, :] & ~near | mid[:, None] & ~cont[None, :], NEG_INF)
         add = (pc - lead if t == 0 else pc)[None, :]  # (1 or BK, V) characters a piece would add
         if bare is not None:
             add = torch.where(bare, (pc - lead)[None, :], add)
@@ -111,6 +179,11 @@ def _search(
             logp[:, cfg.eos_id] = logp[:, cfg.eos_id].masked_fill(short, NEG_INF)
         if t == max_len - 1:
             logp = logp + only_eos  # forced end
+        if cont is not None and prefixes is not None and limit is not None:
+            blocked = logp.gather(1, best.indices)[:, 0].eq(NEG_INF)  # (BK,) a bound forbids it
+            pre = prefixes[best.indices[:, 0]]  # (BK, P) the pieces that would start its word
+            pre = pre.masked_fill(~blocked[:, None], cfg.pad_id)  # pad: -inf already
+            logp = logp.scatter(1, pre, NEG_INF)
         logp = torch.where(finished[:, None], only_eos, logp)
         cand = (scores[:, None] + logp).view(B, K * V)
         top, idx = cand.topk(K, dim=1)  # (B, K)
@@ -151,13 +224,16 @@ def beam_search(
     target_chars: Sequence[int | None] | None = None,
     min_chars: Sequence[int | None] | None = None,
     no_space: Sequence[bool] | None = None,
+    words: WordTable | None = None,
 ) -> list[list[Hypothesis]]:
     """Translate a padded batch `src` (B, S) of source ids; `n_best` hypotheses per row, best first.
 
     `tgt_len` (B,) is the length for the model's encoding in its `length_unit` (-1 or None: no
     length signal); `max_chars` the hard budget per row (None: none); `target_chars` the length
     in characters that re-ranking prefers; `min_chars` a lower bound per row (None: none);
-    `no_space` rows count all three, and the returned `chars`, without spaces.
+    `no_space` rows count all three, and the returned `chars`, without spaces; `words`
+    (`word_table(tokenizer)`) turns on the whole-words rule (None: off, for callers without
+    the tokenizer's pieces).
     The caller sorts sources by length (see backend).
     """
     if beam < 1 or n_best < 1 or max_len < 1:
@@ -180,7 +256,14 @@ def beam_search(
     bare = list(no_space) if no_space is not None else [False] * B
     bare_t = torch.tensor(bare, dtype=torch.bool) if any(bare) else None
     k = max(beam, n_best)
-    tokens, scores, chars, _ = _search(net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t)
+    if words is not None and (
+        words.continues.shape != (net.cfg.vocab_size,)
+        or words.prefixes.size(0) != net.cfg.vocab_size
+    ):
+        raise ValueError(f"the word table must have vocab_size={net.cfg.vocab_size} rows")
+    tokens, scores, chars, _ = _search(
+        net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t, words
+    )
     toks, scs, chs = tokens[:, 1:].tolist(), scores.tolist(), chars.tolist()
     results: list[list[Hypothesis]] = []
     misses: list[int] = []
@@ -196,7 +279,7 @@ def beam_search(
             key = rerank_key(scs[row], chs[row], targets[b], length_weight)
             hyps.append(Hypothesis(ids, scs[row], chs[row], fits, key))
         fitting = sorted((h for h in hyps if h.fits), key=lambda h: -h.rank)
-        if not fitting:
+        if not fitting and (budget_t is not None or floor_t is not None or words is not None):
             misses.append(b)
         results.append(fitting[:n_best])
     if misses and floor_t is not None:  # both bounds were impossible: keep the upper one alone
@@ -215,16 +298,26 @@ def beam_search(
             n_best,
             sub_target,
             no_space=sub_bare,
+            words=words,
         )
         for b, hyps in zip(misses, again, strict=True):
             results[b] = hyps
         return results
-    if misses:
+    if misses and budget_t is None:  # unbounded, and every hypothesis was cut at the forced end
+        sub_len = None if tgt_len is None else tgt_len[misses]
+        again = beam_search(
+            net, src[misses], sub_len, None, beam, max_len, length_weight, n_best,
+            [targets[b] for b in misses], None, [bare[b] for b in misses],
+        )  # fmt: skip
+        for b, hyps in zip(misses, again, strict=True):
+            results[b] = hyps
+    elif misses:
         sub_len = None if tgt_len is None else tgt_len[misses]
         sub_bare = [bare[b] for b in misses]
         again = beam_search(
-            net, src[misses], sub_len, None, beam, max_len, length_weight, k, None, None, sub_bare
-        )
+            net, src[misses], sub_len, None, beam, max_len, length_weight, k, None, None, sub_bare,
+            words,
+        )  # fmt: skip
         for b, hyps in zip(misses, again, strict=True):
             short = sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
             results[b] = [Hypothesis(h.ids, h.score, h.chars, False, h.rank) for h in short]

@@ -34,6 +34,9 @@ from torch.nn.parallel import DistributedDataParallel
 
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_text
+from fitsub.nat.checkpoint import build_cmlm, cmlm_config, is_cmlm_checkpoint, load_cmlm
+from fitsub.nat.model import ARCHS, CMLM
+from fitsub.nat.train import cmlm_batch, oracle_decode
 from fitsub.nmt import data as D
 from fitsub.nmt.batching import BatchMaker, prepare_data
 from fitsub.nmt.checkpoint import build_model, load_checkpoint, save_checkpoint
@@ -96,6 +99,7 @@ class TrainConfig:
     vocab_size: int = 8000
     spm_sentences: int = 300_000  # sentences sampled per side to train SentencePiece
     init_from: str | None = None  # fine-tune this checkpoint (its tokenizer and architecture)
+    arch: str = "ar"  # "ar": the autoregressive Transformer; "cmlm": fitsub.nat's CMLM
     # data filtering
     max_pieces: int = 200  # per sentence and side
     min_ratio: float = 1 / 3
@@ -142,6 +146,8 @@ class TrainConfig:
             raise InputError(
                 None, f"unknown method {self.method!r}; choose from {', '.join(METHODS)}"
             )
+        if self.arch not in ARCHS:
+            raise InputError(None, f"unknown arch {self.arch!r}; choose from {', '.join(ARCHS)}")
         if self.length_unit not in ("char", "subword"):
             raise InputError(None, f"unknown length unit {self.length_unit!r}: char or subword")
         if self.noise_mode not in NOISE_MODES:
@@ -247,11 +253,19 @@ class Trainer:
             raise InputError(self.out, "already holds a training run; use --resume or a new --out")
         torch.manual_seed(cfg.seed)
         opt_state: dict[str, Tensor] | None = None
-        base: Transformer | None = None
-        if resume_from is not None:
+        base: Transformer | CMLM | None = None
+        if resume_from is not None and cfg.arch == "cmlm":
+            base, tok, mcfg, meta = load_cmlm(resume_from, info.device)
+            self.state.update(meta["train"].get("state", {}))
+            opt_state = load_optimizer_state(resume_from)
+        elif resume_from is not None:
             base, tok, mcfg, meta = load_checkpoint(resume_from, info.device)
             self.state.update(meta["train"].get("state", {}))
             opt_state = load_optimizer_state(resume_from)
+        elif cfg.init_from and is_cmlm_checkpoint(cfg.init_from):
+            if cfg.arch != "cmlm":
+                raise InputError(cfg.init_from, "a CMLM checkpoint: fine-tune it with --arch cmlm")
+            base, tok, mcfg, _ = load_cmlm(cfg.init_from, info.device)
         elif cfg.init_from:
             base, tok, mcfg, _ = load_checkpoint(cfg.init_from, info.device)
         else:
@@ -275,10 +289,23 @@ class Trainer:
                     np.asarray(tok.leading_space()),
                 ).sum()
             ) / max(1, self.prepared.report["tgt_pieces"])
+            if cfg.arch == "cmlm":  # pieces per source piece: the CMLM's unconstrained length
+                mcfg = cmlm_config(mcfg)
+                mcfg.extra["length_ratio"] = float(self.prepared.train.tgt_lens.sum()) / max(
+                    1, int(self.prepared.train.src_lens.sum())
+                )
         self.mcfg, self.tokenizer = mcfg, tok
-        model = build_model(mcfg, tok)
-        if base is not None:
-            model.load_state_dict(base.state_dict())
+        model: Transformer | CMLM
+        if cfg.arch == "cmlm":
+            model = build_cmlm(mcfg, tok)
+            if isinstance(base, Transformer):  # a CMLM initialised from an AR model (a teacher)
+                model.base.load_state_dict(base.state_dict())
+            elif base is not None:
+                model.load_state_dict(base.state_dict())
+        else:
+            model = build_model(mcfg, tok)
+            if base is not None:
+                model.load_state_dict(base.state_dict())
         model.to(info.device).train()
         self.model = model
         self.optimizer = make_optimizer(model, cfg, info.device)
@@ -342,6 +369,8 @@ class Trainer:
         torch.manual_seed(seed)
         gen = torch.Generator().manual_seed(seed)
         batches = [self.train_batches.make(idx, gen) for idx in group]
+        if cfg.arch == "cmlm":
+            batches = [cmlm_batch(b, self.mcfg, gen) for b in batches]
         local = sum(b.n_tgt for b in batches)
         total = all_sum(info, [float(local)])[0]  # target tokens of this update over all ranks
         scale = info.world / max(total, 1.0)  # DDP averages gradients over ranks
@@ -389,8 +418,11 @@ class Trainer:
             extra_src=self.dev_batches.extra_src,
         )
         nll, ntok = 0.0, 0.0
+        masks = torch.Generator().manual_seed(0)  # the same dev masks at every evaluation (CMLM)
         for idx in batches[info.rank :: info.world]:
             b = self.dev_batches.make(idx, None, train=False)
+            if self.cfg.arch == "cmlm":
+                b = cmlm_batch(b, self.mcfg, masks, train=False)
             with _autocast(info.device, self.bf16):
                 hidden = self.model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
             nll += float(self._loss(hidden, b.tgt_out, 0.0))
@@ -416,6 +448,12 @@ class Trainer:
         for start in range(0, n, 64):
             idx = order[start : start + 64]
             b = self.dev_batches.make(idx, None, train=False)
+            if isinstance(self.model, CMLM):  # mask-predict with the reference piece count
+                with _autocast(self.info.device, self.bf16):
+                    ids = oracle_decode(self.model, b)
+                for i, row in zip(idx, ids, strict=True):
+                    hyps[int(i)] = self.tokenizer.decode(row)
+                continue
             with _autocast(self.info.device, self.bf16):
                 out = beam_search(self.model, b.src, b.tgt_len, beam=1, max_len=self.cfg.max_pieces)
             for i, h in zip(idx, out, strict=True):

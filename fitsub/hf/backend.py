@@ -1,0 +1,522 @@
+"""`HFBackend`: a Hugging Face seq2seq model behind `fitsub.backend.TranslationBackend`.
+
+Anything `AutoModelForSeq2SeqLM` + `AutoTokenizer` load (Marian, M2M-100, NLLB, mBART-50,
+T5-style such as MADLAD) from a local directory or a hub id (from the local cache, or
+downloaded when there is a network). Weights are read from safetensors only (never unpickled).
+
+Semantics mirror `fitsub.nmt.backend` / `fitsub.nmt.search`:
+* the hard budget `Request.max_chars` and the lower bound `min_chars` are enforced inside the
+  model's own beam search by `fitsub.hf.constraints.BudgetProcessor` (per-segment budgets in one
+  batch, EOS always open, whole-word rule);
+* scores are sums of log-probabilities (`length_penalty=0`), and the n-best list is re-ranked by
+  `fitsub.nmt.search.rerank_key` towards `target_chars` (Takase & Okazaki 2019, sec. 3.4);
+* when both bounds cannot be met the segment is searched again with the upper bound alone;
+  when nothing fits, the shortest non-empty candidate of the unconstrained search is returned
+  with `fits=False`.
+Target language (`--lang`): a forced first target token for M2M-100 / NLLB / mBART-50
+(`__it__`, `ita_Latn`, `it_IT`), a source prefix for multilingual Marian (`>>ita<<`) and
+T5-style models (`<2it>`); a bilingual model needs none. A model fine-tuned by
+`fitsub.hf.finetune` also gets its length token (Lakew et al. 2019) or its LDPE / LRPE length
+(Takase & Okazaki 2019) from `Request.target_chars`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import torch
+
+from fitsub.backend import Candidate, Request
+from fitsub.errors import InputError, ModelMissingError
+from fitsub.hf.constraints import LANG_TOKEN, BudgetProcessor, PieceTable, piece_table
+from fitsub.hf.encoding import PE_METHODS, attach
+from fitsub.nmt.backend import resolve_device
+from fitsub.nmt.lengths import length_class
+from fitsub.nmt.search import rerank_key
+from fitsub.units import char_length, chars_no_space
+
+META = "fitsub.json"  # written by `fitsub.hf.finetune` beside a fine-tuned model's config
+META_FORMAT = "fitsub-hf-1"
+HF_EXTRA = "pip install 'fitsub[hf]'"
+DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
+
+ISO3 = {
+    "it": "ita", "de": "deu", "fr": "fra", "es": "spa", "en": "eng", "pt": "por", "nl": "nld",
+    "ro": "ron", "ru": "rus", "pl": "pol", "tr": "tur", "sv": "swe", "cs": "ces", "el": "ell",
+    "zh": "zho", "ja": "jpn", "ko": "kor", "ar": "ara", "uk": "ukr", "ca": "cat", "da": "dan",
+    "fi": "fin", "hu": "hun", "no": "nor",
+}  # fmt: skip
+NLLB = {
+    "it": "ita_Latn", "de": "deu_Latn", "fr": "fra_Latn", "es": "spa_Latn", "en": "eng_Latn",
+    "pt": "por_Latn", "nl": "nld_Latn", "ro": "ron_Latn", "ru": "rus_Cyrl", "pl": "pol_Latn",
+    "tr": "tur_Latn", "sv": "swe_Latn", "cs": "ces_Latn", "el": "ell_Grek", "zh": "zho_Hans",
+    "ja": "jpn_Jpan", "ko": "kor_Hang", "ar": "arb_Arab", "uk": "ukr_Cyrl", "ca": "cat_Latn",
+    "da": "dan_Latn", "fi": "fin_Latn", "hu": "hun_Latn", "no": "nob_Latn",
+}  # fmt: skip
+MBART50 = {
+    "it": "it_IT", "de": "de_DE", "fr": "fr_XX", "es": "es_XX", "en": "en_XX", "pt": "pt_XX",
+    "nl": "nl_XX", "ro": "ro_RO", "ru": "ru_RU", "pl": "pl_PL", "tr": "tr_TR", "sv": "sv_SE",
+    "cs": "cs_CZ", "zh": "zh_CN", "ja": "ja_XX", "ko": "ko_KR", "ar": "ar_AR", "uk": "uk_UA",
+    "fi": "fi_FI",
+}  # fmt: skip
+FORCED_BOS_TYPES = ("m2m_100", "mbart", "nllb_moe", "nllb")
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+
+
+def require_transformers(model: str) -> Any:
+    """The `transformers` module, or a one-line error naming the extra to install."""
+    try:
+        import transformers
+    except ImportError:
+        what = "" if Path(model).exists() else "no such model directory; as a hub id, "
+        raise ModelMissingError(
+            f"{model}: {what}Hugging Face models need the optional `hf` extra (transformers): "
+            f"{HF_EXTRA}"
+        ) from None
+    # a CLI prints one line per problem: no progress bars or advice from transformers itself
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+    try:  # huggingface_hub's download retries and advice
+        import huggingface_hub
+
+        huggingface_hub.utils.logging.set_verbosity_error()
+    except (ImportError, AttributeError):
+        pass
+    warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")
+    return transformers
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """`fitsub.json` of a fine-tuned model directory ({} when there is none)."""
+    file = path / META
+    if not file.is_file():
+        return {}
+    try:
+        meta = json.loads(file.read_text("utf-8"))
+    except (OSError, ValueError) as err:
+        raise InputError(file, f"unreadable: {err}") from None
+    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
+        raise InputError(file, f"not a fitsub fine-tune description (format {META_FORMAT})")
+    return meta
+
+
+def _offline() -> bool:
+    """HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE set, or the hub's host name does not resolve (no
+    network: fail at once rather than after huggingface_hub's retries)."""
+    if any(
+        os.environ.get(v, "").lower() in ("1", "true", "yes", "on")
+        for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    ):
+        return True
+    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname
+    try:
+        socket.getaddrinfo(host or "huggingface.co", 443)
+    except OSError:
+        return True
+    return False
+
+
+def locate(model: str) -> tuple[str, bool]:
+    """(what to pass to from_pretrained, local directory?) for `--model`; errors are one line."""
+    path = Path(model)
+    if path.exists():
+        if not path.is_dir() or not (path / "config.json").is_file():
+            raise InputError(
+                path,
+                "not a model directory: no config.json (expected a fitsub checkpoint or a "
+                "Hugging Face model directory)",
+            )
+        return str(path), True
+    if not HUB_ID.match(model):
+        raise ModelMissingError(f"{model}: no such model directory")
+    return model, False
+
+
+def _missing(model: str, offline: bool) -> ModelMissingError:
+    return ModelMissingError(
+        f"{model}: no such directory and not in the Hugging Face cache"
+        + (" (offline)" if offline else " (the download failed)")
+        + f"; get it with `hf download {model}` (huggingface_hub < 1.0: `huggingface-cli "
+        "download`) on a machine with a network (it lands in the cache, ~/.cache/huggingface), "
+        "or pass a model directory"
+    )
+
+
+def load_pretrained(model: str) -> tuple[Any, Any, Any, bool]:
+    """(model, tokenizer, config, local) for a directory or hub id; bad input is one line."""
+    tf = require_transformers(model)
+    ref, local = locate(model)
+    offline = not local and _offline()
+    attempts = [True] if local or offline else [True, False]
+    config = None
+    for only_local in attempts:
+        try:
+            config = tf.AutoConfig.from_pretrained(ref, local_files_only=only_local)
+            break
+        except (OSError, ValueError, KeyError) as err:
+            if local:
+                raise InputError(
+                    model, f"not a Hugging Face model directory: {_first(err)}"
+                ) from None
+    if config is None:
+        raise _missing(model, offline)
+    if not getattr(config, "is_encoder_decoder", False):
+        kind = getattr(config, "model_type", "unknown")
+        raise InputError(
+            model,
+            f"a {kind} model is not a sequence-to-sequence translation model; fitsub needs an "
+            "encoder-decoder (Marian, M2M-100, NLLB, mBART-50, T5 / MADLAD)",
+        )
+    try:
+        tok = tf.AutoTokenizer.from_pretrained(ref, local_files_only=True)
+        net = tf.AutoModelForSeq2SeqLM.from_pretrained(
+            ref, local_files_only=True, use_safetensors=True
+        )
+    except (OSError, ValueError, KeyError, TypeError, ImportError) as err:
+        if "safetensors" in str(err) or ".bin" in str(err):
+            raise InputError(
+                model, "no safetensors weights (fitsub never loads pickled .bin weights)"
+            ) from None
+        raise InputError(model, f"cannot load the model or its tokenizer: {_first(err)}") from None
+    return net, tok, config, local
+
+
+def _first(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:200] if text else type(err).__name__
+
+
+@dataclass(frozen=True)
+class Language:
+    """How the target language reaches the model."""
+
+    forced_bos: int | None = None  # first target token (M2M-100, NLLB, mBART-50)
+    prefix: str | None = None  # source prefix (multilingual Marian, T5-style)
+    code: str | None = None  # the model's name for the language
+
+
+def _token_id(tok: Any, token: str) -> int | None:
+    try:
+        i = tok.convert_tokens_to_ids(token)
+    except (KeyError, ValueError, TypeError):
+        return None
+    if not isinstance(i, int) or i < 0 or i == tok.unk_token_id:
+        return None
+    back = tok.convert_ids_to_tokens(i)
+    return i if back == token else None
+
+
+def _codes(lang: str) -> list[str]:
+    """The target-token spellings to try for `lang` (also accepts a model code as it is)."""
+    base = lang.split("_")[0].split("-")[0].lower()
+    three = ISO3.get(base, base)
+    out = [lang, NLLB.get(base, ""), MBART50.get(base, ""), f"__{base}__", f"__{three}__"]
+    # only language-token spellings: "it" may well be an ordinary piece of the vocabulary
+    return [c for c in dict.fromkeys(out) if c and LANG_TOKEN.match(c)]
+
+
+def target_language(tok: Any, config: Any, lang: str, src_lang: str, model: str) -> Language:
+    """Map `--lang` / `--src-lang` to the model's language tokens; unknown: InputError."""
+    kind = getattr(config, "model_type", "")
+    if kind in FORCED_BOS_TYPES:
+        tgt = next(((c, i) for c in _codes(lang) if (i := _token_id(tok, c)) is not None), None)
+        if tgt is None:
+            raise InputError(model, f"the model does not know the target language {lang!r}")
+        src = next((c for c in _codes(src_lang) if _token_id(tok, c) is not None), None)
+        if src is None:
+            raise InputError(model, f"the model does not know the source language {src_lang!r}")
+        if hasattr(tok, "src_lang"):
+            code = src[2:-2] if src.startswith("__") else src
+            tok.src_lang = code
+        return Language(forced_bos=tgt[1], code=tgt[0])
+    base = lang.split("_")[0].split("-")[0].lower()
+    three = ISO3.get(base, base)
+    vocab = tok.get_vocab()
+    for cand in (f">>{three}<<", f">>{base}<<", f">>{lang}<<", f"<2{base}>", f"<2{lang}>"):
+        if cand in vocab:
+            return Language(prefix=cand, code=cand)
+    known = [t for t in vocab if LANG_TOKEN.match(t) and (t.startswith(">>") or t.startswith("<2"))]
+    if known:
+        raise InputError(
+            model,
+            f"the model does not know the target language {lang!r} "
+            f"(it has {len(known)} language tokens such as {known[0]})",
+        )
+    declared = getattr(tok, "target_lang", None)
+    if isinstance(declared, str) and declared and declared.lower() not in (base, three, lang):
+        raise InputError(model, f"the model translates into {declared!r}, not {lang!r}")
+    return Language()
+
+
+def source_text(text: str, lang: Language, length_token: str | None) -> str:
+    """The text given to the tokenizer: language prefix, length token, source."""
+    return " ".join(p for p in (lang.prefix, length_token, text) if p)
+
+
+@dataclass
+class _Job:
+    index: int
+    text: str  # with prefix / length token
+    n_ids: int
+    units: int | None  # length for LDPE / LRPE, in pieces
+    rerank: int | None
+
+
+@dataclass(frozen=True)
+class _Hyp:
+    ids: list[int]
+    score: float
+    chars: int
+    text: str
+    ok: bool  # finished inside the search's constraints
+
+
+class HFBackend:
+    """Length-controlled translation with a Hugging Face seq2seq model (CPU or CUDA)."""
+
+    def __init__(
+        self,
+        model: str,
+        lang: str = "it",
+        src_lang: str = "en",
+        device: str = "auto",
+        beam: int = 5,
+        length_weight: float = 1.0,
+        batch_size: int = 32,
+        threads: int | None = None,
+        precision: str = "auto",
+    ) -> None:
+        if beam < 1 or batch_size < 1:
+            raise InputError(None, "beam and batch size must be at least 1")
+        if precision not in ("auto", "fp32", "fp16", "bf16"):
+            raise InputError(None, f"unknown precision {precision!r}")
+        self.device = resolve_device(device)
+        if threads is not None and self.device.type == "cpu":
+            torch.set_num_threads(max(1, threads))
+        net, tok, config, local = load_pretrained(model)
+        self.meta = read_meta(Path(model)) if local else {}
+        self.method: str | None = self.meta.get("method")
+        self.lang = target_language(tok, config, lang, src_lang, model)
+        dtype = torch.float32
+        if self.device.type == "cuda" and precision != "fp32":
+            bf16 = torch.cuda.is_bf16_supported()
+            dtype = torch.float16 if precision == "fp16" or not bf16 else torch.bfloat16
+        self.model = net.to(device=self.device, dtype=dtype).eval()
+        self.tokenizer, self.config = tok, config
+        vocab = int(self.model.get_output_embeddings().weight.shape[0])
+        eos = config.eos_token_id if config.eos_token_id is not None else tok.eos_token_id
+        table = piece_table(tok, vocab, int(eos))
+        self._special: list[bool] = table.special.tolist()  # CPU copies for per-token lookups
+        self._visible: list[int] = (table.chars - table.lead).tolist()
+        self._lead: list[int] = table.lead.tolist()
+        self.table: PieceTable = table.to(self.device)
+        self.beam, self.length_weight, self.batch_size = beam, length_weight, batch_size
+        self.positions = None
+        if self.method in PE_METHODS:
+            self.positions = attach(self.model, self.method)
+        self.thresholds: tuple[float, float] | None = None
+        if self.method == "tok":
+            t = self.meta.get("length_thresholds")
+            if not (isinstance(t, list) and len(t) == 2):
+                raise InputError(model, f"{META} names method tok but stores no thresholds")
+            self.thresholds = (float(t[0]), float(t[1]))
+        self.chars_per_piece = float(self.meta.get("chars_per_piece", 0.0)) or None
+        name = Path(model).name if local else model
+        self.name = f"hf:{name}" + (f":{self.method}" if self.method else "")
+        self._known: frozenset[str] | None = None
+        max_pos = getattr(config, "max_position_embeddings", None) or 512
+        self.max_positions = int(max_pos)
+
+    def known_words(self) -> frozenset[str]:
+        """Lower-cased whole words of the vocabulary (word-start pieces of letters), for the
+        pipeline's `cut-word` flag (`fitsub.flags`)."""
+        if self._known is None:
+            ids = [i for i, sp in enumerate(self._special) if not sp and self._lead[i]]
+            pieces = self.tokenizer.convert_ids_to_tokens(ids)
+            self._known = frozenset(
+                p[1:].lower() for p in pieces if isinstance(p, str) and p[1:].isalpha()
+            )
+        return self._known
+
+    @property
+    def supports_unconstrained(self) -> bool:
+        """A fine-tuned length model has always seen a length; a plain model never has."""
+        return self.method is None
+
+    def _job(self, i: int, req: Request) -> _Job:
+        src_chars = char_length(req.text)
+        target = req.target_chars
+        if target is None and not self.supports_unconstrained:
+            target = src_chars  # Lakew's length-matching setting, as NMTBackend does
+        token = None
+        if self.thresholds is not None and target is not None:
+            token = length_class(src_chars, target, self.thresholds)
+        text = source_text(req.text, self.lang, token)
+        try:
+            ids = self.tokenizer(text)["input_ids"]
+        except Exception as err:  # any tokenizer failure is bad input
+            problem = f"the tokenizer cannot encode {req.text[:40]!r}: {_first(err)}"
+            raise InputError(self.name, problem) from None
+        special, visible = self._special, self._visible
+        content = [x for x in ids if 0 <= x < len(special) and not special[x]]
+        content = [x for x in content if visible[x] > 0]  # a bare `▁` encodes nothing
+        unk = self.tokenizer.unk_token_id
+        n_unk = sum(1 for x in ids if unk is not None and x == unk)
+        if not content and n_unk == 0 or n_unk * 2 > max(1, len(content) + n_unk):
+            raise InputError(
+                self.name,
+                f"the tokenizer cannot encode {req.text[:40]!r} "
+                f"({n_unk} of {len(content) + n_unk} pieces unknown)",
+            )
+        units = None
+        if self.positions is not None and target is not None:
+            cpp = self.chars_per_piece or max(src_chars, 1) / max(1, len(content))
+            units = max(1, round(target / cpp))
+        rerank = target
+        if req.no_space and target is not None:
+            rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
+        return _Job(i, text, len(ids), units, rerank)
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        """n-best candidates per request, best first, in input order."""
+        out: list[list[Candidate]] = [[] for _ in requests]
+        todo: list[_Job] = []
+        for i, req in enumerate(requests):
+            if not req.text.strip():
+                out[i] = [Candidate("", 0.0, True)]
+            else:
+                todo.append(self._job(i, req))
+        todo.sort(key=lambda j: j.n_ids)  # batching by length
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start : start + self.batch_size]
+            reqs = [requests[j.index] for j in chunk]
+            for j, cands in zip(chunk, self._constrained(chunk, reqs, n_best), strict=True):
+                out[j.index] = cands
+        return out
+
+    def _constrained(
+        self, jobs: list[_Job], reqs: list[Request], n_best: int
+    ) -> list[list[Candidate]]:
+        """Search with the budgets; the fallbacks of `fitsub.nmt.search.beam_search`."""
+        budgets = [r.max_chars for r in reqs]
+        floors = [r.min_chars for r in reqs]
+        bare = [r.no_space for r in reqs]
+        k = max(self.beam, n_best)
+        results: list[list[Candidate]] = []
+        misses: list[int] = []
+        found = self._generate(jobs, budgets, floors, bare, k)
+        for b, hyps in enumerate(found):
+            fitting = self._fitting(hyps, budgets[b], jobs[b].rerank)
+            if not fitting:
+                misses.append(b)
+            results.append(fitting[:n_best])
+        if misses and any(f is not None for f in floors):  # keep the upper bound alone
+            again = self._generate(
+                [jobs[b] for b in misses],
+                [budgets[b] for b in misses],
+                None,
+                [bare[b] for b in misses],
+                k,
+            )
+            still = []
+            for b, hyps in zip(misses, again, strict=True):
+                results[b] = self._fitting(hyps, budgets[b], jobs[b].rerank)[:n_best]
+                if not results[b]:
+                    still.append(b)
+            misses = still
+        if misses:  # nothing fits: the shortest unconstrained candidates, flagged
+            again = self._generate([jobs[b] for b in misses], None, None, None, k)
+            for b, hyps in zip(misses, again, strict=True):
+                usable = [h for h in hyps if h.ok]
+                short = sorted(usable, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
+                results[b] = [Candidate(h.text, h.score, False) for h in short]
+        return results
+
+    def _fitting(self, hyps: list[_Hyp], budget: int | None, target: int | None) -> list[Candidate]:
+        good = [h for h in hyps if h.ok and (budget is None or 0 < h.chars <= budget)]
+        good.sort(key=lambda h: -rerank_key(h.score, h.chars, target, self.length_weight))
+        return [Candidate(h.text, h.score, True) for h in good]
+
+    @torch.inference_mode()
+    def _generate(
+        self,
+        jobs: list[_Job],
+        budgets: Sequence[int | None] | None,
+        floors: Sequence[int | None] | None,
+        bare: Sequence[bool] | None,
+        k: int,
+    ) -> list[list[_Hyp]]:
+        """`k` beams and `k` returned hypotheses per job (fewer when `generate` returns fewer)."""
+        from transformers import LogitsProcessorList
+
+        tok = self.tokenizer
+        enc = tok([j.text for j in jobs], return_tensors="pt", padding=True).to(self.device)
+        S = int(enc["input_ids"].shape[1])
+        max_new = max(2, min(self.max_positions - 2, 2 * S + 10))
+        prefix = 1 + (self.lang.forced_bos is not None)
+        n = len(jobs)
+        limits = list(budgets) if budgets is not None else [None] * n
+        lows = list(floors) if floors is not None else [None] * n
+        rows_bare = list(bare) if bare is not None else [False] * n
+        # always on: without budgets it still keeps special and language tokens out of the text
+        proc = BudgetProcessor(self.table, limits, lows, rows_bare, k, prefix, 1 + max_new)
+        if self.positions is not None:
+            lens = [-1 if j.units is None else j.units for j in jobs]
+            self.positions.lengths = torch.tensor(lens, device=self.device).repeat_interleave(k)
+            if all(x < 0 for x in lens):
+                self.positions.lengths = None
+        kwargs: dict[str, Any] = dict(
+            num_beams=k,
+            num_return_sequences=k,
+            max_new_tokens=max_new,
+            do_sample=False,
+            return_dict_in_generate=True,
+        )
+        if k > 1:
+            kwargs.update(length_penalty=0.0, output_scores=True, early_stopping=True)
+        else:
+            kwargs.update(output_logits=True)
+        if self.lang.forced_bos is not None:
+            kwargs["forced_bos_token_id"] = self.lang.forced_bos
+        kwargs["logits_processor"] = LogitsProcessorList([proc])
+        try:
+            gen = self.model.generate(**enc, **kwargs)
+        finally:
+            if self.positions is not None:
+                self.positions.lengths = None
+        seqs = gen.sequences
+        eos = self.table.eos_id
+        if k > 1:
+            scores = gen.sequences_scores.float().tolist()
+        else:  # greedy: the model's log-probabilities of the chosen tokens, EOS included
+            logp = torch.stack([torch.log_softmax(x.float(), -1) for x in gen.logits], 1)
+            steps = seqs[:, 1 : 1 + logp.size(1)]
+            picked = logp.gather(2, steps[:, :, None])[:, :, 0]
+            ended = (steps == eos).long().cumsum(1)
+            live = (ended == 0) | ((ended == 1) & (steps == eos))
+            live[:, : prefix - 1] = False  # the forced language token is not the model's choice
+            scores = picked.masked_fill(~live, 0.0).sum(1).tolist()
+        dead = proc.dead.tolist() if k == 1 else [False] * seqs.size(0)
+        special = self._special
+        out: list[list[_Hyp]] = [[] for _ in jobs]
+        for r, row in enumerate(seqs.tolist()):
+            b = r // k
+            ids = row[prefix:]
+            ids = ids[: ids.index(eos)] if eos in ids else ids
+            ids = [i for i in ids if 0 <= i < len(special) and not special[i]]
+            text = tok.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
+            text = text.strip()
+            bare_row = rows_bare[b]
+            chars = chars_no_space(text) if bare_row else char_length(text)
+            ok = scores[r] > DEAD and not dead[r]
+            out[b].append(_Hyp(ids, float(scores[r]), chars, text, ok))
+        return out

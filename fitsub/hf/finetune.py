@@ -1,0 +1,257 @@
+"""Fine-tune a pretrained Hugging Face translation model with length information.
+
+Lakew et al. 2019 (sec. 4, fine-tuning): a trained model learns length control in a short
+fine-tuning run on its own data with the length information added.
+* `tok` (Lakew's length-token method): each training pair's target/source character ratio
+  picks `<short>` / `<normal>` / `<long>` with the thresholds of `fitsub.nmt.lengths`
+  (1/3 and 2/3 quantiles of this data's ratios); the token is prepended to the source (after a
+  Marian / T5 language prefix). New tokens are added to the tokenizer and the embeddings.
+* `ldpe+pe` / `lrpe+pe` (Takase & Okazaki 2019, "+PE"): the decoder's sinusoidal position
+  encoding gets the length-difference or length-ratio encoding added (`fitsub.hf.encoding`), the
+  length being the reference's number of pieces. Only for Marian, whose decoder positions are
+  the fixed sinusoids `fitsub.hf.encoding` wraps; other families are told to use `tok`.
+The result, `OUT/best`, is an ordinary model directory (`save_pretrained`, safetensors) plus
+`fitsub.json` naming the base model, the method, the thresholds and chars per piece, which
+`fitsub translate --model OUT/best` loads (`fitsub.hf.backend.HFBackend`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from fitsub.errors import InputError
+from fitsub.hf.backend import META, META_FORMAT, load_pretrained, source_text, target_language
+from fitsub.hf.encoding import PE_METHODS, attach, detach
+from fitsub.io import atomic_write_text
+from fitsub.nmt.backend import resolve_device
+from fitsub.nmt.data import Corpus, filter_pairs
+from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
+from fitsub.units import char_length
+
+HF_METHODS = ("tok", *PE_METHODS)
+Callback = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class FinetuneConfig:
+    """What `fitsub train --init-from <HF model> --method ...` asks for."""
+
+    base: str
+    out_dir: str
+    method: str = "tok"
+    src_lang: str = "en"
+    tgt_lang: str = "it"
+    lr: float = 5e-5
+    warmup: int = 100
+    max_tokens: int = 4096  # padded source + target tokens per batch
+    max_steps: int | None = None
+    max_epochs: int | None = None
+    max_time: float | None = None
+    seed: int = 1
+    device: str = "auto"
+    threads: int | None = None
+    precision: str = "auto"  # auto: bf16 autocast on a CUDA GPU that has it; fp32 on CPU
+
+
+def _batches(lengths: list[int], max_tokens: int, rng: random.Random) -> list[list[int]]:
+    """Indices grouped by length so that each batch's padded size stays under `max_tokens`."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for i in order:
+        if cur and (len(cur) + 1) * lengths[i] > max_tokens:
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    rng.shuffle(out)
+    return out
+
+
+def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = None) -> Path:
+    """Fine-tune `cfg.base` on `pairs` with `cfg.method`; returns `OUT/best`."""
+    say = callback or (lambda ev: None)
+    if cfg.method not in HF_METHODS:
+        raise InputError(
+            None,
+            f"--method {cfg.method!r} cannot fine-tune a Hugging Face model; "
+            f"choose from {', '.join(HF_METHODS)}",
+        )
+    out = Path(cfg.out_dir)
+    best = out / "best"
+    if best.exists():
+        raise InputError(best, "already exists; choose a new --out")
+    device = resolve_device(cfg.device)
+    if cfg.threads is not None and device.type == "cpu":
+        torch.set_num_threads(cfg.threads)
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    net, tok, config, _ = load_pretrained(cfg.base)
+    kind = str(getattr(config, "model_type", ""))
+    if cfg.method in PE_METHODS and kind != "marian":
+        raise InputError(
+            cfg.base,
+            f"--method {cfg.method} adds a length encoding to sinusoidal decoder positions "
+            f"(Marian); a {kind} model needs --method tok",
+        )
+    lang = target_language(tok, config, cfg.tgt_lang, cfg.src_lang, cfg.base)
+    if lang.forced_bos is not None and hasattr(tok, "tgt_lang") and lang.code:
+        tok.tgt_lang = lang.code[2:-2] if lang.code.startswith("__") else lang.code
+    data, dropped = filter_pairs(pairs)
+    if len(data) == 0:
+        raise InputError(None, "no training pairs left after filtering (empty or too long)")
+    src_chars = [char_length(s) for s in data.src]
+    tgt_chars = [char_length(t) for t in data.tgt]
+    ratios = [t / max(s, 1) for s, t in zip(src_chars, tgt_chars, strict=True)]
+    thresholds = fit_thresholds(ratios)
+    vocab_before = int(net.get_output_embeddings().weight.shape[0])
+    tokens: list[str | None] = [None] * len(data)
+    if cfg.method == "tok":
+        tok.add_tokens(list(LENGTH_TOKENS), special_tokens=True)
+        ids = tok.convert_tokens_to_ids(list(LENGTH_TOKENS))
+        taken = [i for i in ids if i < vocab_before]
+        if taken or tok.convert_ids_to_tokens(ids) != list(LENGTH_TOKENS):
+            raise InputError(
+                cfg.base,
+                "its tokenizer cannot take new length tokens without reusing ids of the model "
+                "(M2M-100's language ids); fine-tune Marian, NLLB, mBART-50 or T5 with tok",
+            )
+        net.resize_token_embeddings(max(ids) + 1)
+        tokens = [length_class(s, t, thresholds) for s, t in zip(src_chars, tgt_chars, strict=True)]
+    texts = [source_text(s, lang, k) for s, k in zip(data.src, tokens, strict=True)]
+    enc_src = tok(texts)["input_ids"]
+    enc_tgt = tok(text_target=list(data.tgt))["input_ids"]
+    special = set(tok.all_special_ids) | (
+        {lang.forced_bos} if lang.forced_bos is not None else set()
+    )
+    content = [sum(1 for x in t if x not in special) for t in enc_tgt]
+    chars_per_piece = sum(tgt_chars) / max(1, sum(content))
+    positions = attach(net, cfg.method) if cfg.method in PE_METHODS else None
+    bf16 = device.type == "cuda" and cfg.precision in ("auto", "bf16")
+    bf16 = bf16 and torch.cuda.is_bf16_supported()
+    net.to(device).train()
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
+    pad = tok.pad_token_id
+    lengths = [len(s) + len(t) for s, t in zip(enc_src, enc_tgt, strict=True)]
+    rng = random.Random(cfg.seed)
+    max_epochs = cfg.max_epochs or (None if (cfg.max_steps or cfg.max_time) else 1)
+    say(
+        {
+            "event": "data", "train_pairs": len(data), "dropped": dropped,
+            "thresholds": list(thresholds), "chars_per_piece": chars_per_piece,
+            "method": cfg.method, "base": cfg.base,
+        }
+    )  # fmt: skip
+    step, epoch, start, loss_avg = 0, 0, time.monotonic(), math.nan
+    done = False
+    while not done:
+        for batch in _batches(lengths, cfg.max_tokens, rng):
+            s_len = max(len(enc_src[i]) for i in batch)
+            t_len = max(len(enc_tgt[i]) for i in batch)
+            src = torch.full((len(batch), s_len), pad, dtype=torch.long)
+            labels = torch.full((len(batch), t_len), -100, dtype=torch.long)
+            for row, i in enumerate(batch):
+                src[row, : len(enc_src[i])] = torch.tensor(enc_src[i])
+                labels[row, : len(enc_tgt[i])] = torch.tensor(enc_tgt[i])
+            src, labels = src.to(device), labels.to(device)
+            if positions is not None:  # the reference's length in pieces (Takase & Okazaki)
+                positions.lengths = torch.tensor([content[i] for i in batch], device=device)
+            lr = cfg.lr * min(1.0, (step + 1) / max(1, cfg.warmup))
+            for group in opt.param_groups:
+                group["lr"] = lr
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+                loss = net(input_ids=src, attention_mask=src.ne(pad), labels=labels).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            step += 1
+            value = float(loss.detach())
+            loss_avg = value if math.isnan(loss_avg) else 0.9 * loss_avg + 0.1 * value
+            say({"event": "step", "step": step, "loss": loss_avg, "lr": lr})
+            elapsed = time.monotonic() - start
+            if (cfg.max_steps and step >= cfg.max_steps) or (
+                cfg.max_time and elapsed >= cfg.max_time
+            ):
+                done = True
+                break
+        epoch += 1
+        if max_epochs is not None and epoch >= max_epochs:
+            done = True
+    if positions is not None:
+        positions.lengths = None
+        detach(net)
+    net.eval().to("cpu")
+    best.mkdir(parents=True)
+    net.save_pretrained(best, safe_serialization=True)
+    tok.save_pretrained(best)
+    meta = {
+        "format": META_FORMAT,
+        "base_model": cfg.base,
+        "method": cfg.method,
+        "length_thresholds": list(thresholds),
+        "length_tokens": list(LENGTH_TOKENS) if cfg.method == "tok" else [],
+        "length_unit": "subword",
+        "chars_per_piece": chars_per_piece,
+        "src_lang": cfg.src_lang,
+        "tgt_lang": cfg.tgt_lang,
+        "steps": step,
+        "train_pairs": len(data),
+        "final_loss": loss_avg,
+        "paper": "Lakew et al. 2019 (tok); Takase & Okazaki 2019 (ldpe+pe, lrpe+pe)",
+    }
+    atomic_write_text(best / META, json.dumps(meta, indent=2) + "\n")
+    say({"event": "done", "step": step, "reason": "end", "out": str(best)})
+    return best
+
+
+def read_pairs(
+    data: Path | None, corpus: list[str], prefixes: list[str], src: str, tgt: str, seed: int
+) -> Corpus:
+    """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`)."""
+    from fitsub.nmt.data import load_data_dir, read_prefix
+
+    pairs = Corpus()
+    if data is not None:
+        pairs.extend(load_data_dir(data, src, tgt, corpus, seed)[0])
+    for prefix in prefixes:
+        pairs.extend(read_prefix(prefix, src, tgt))
+    if data is None and not prefixes:
+        raise InputError(None, "fine-tuning needs training data: --data DIR or --train PREFIX")
+    return pairs
+
+
+def run_from_cli(cfg: FinetuneConfig, pairs: Corpus, quiet: bool, lr_given: bool) -> Path:
+    """`fitsub train --init-from <HF model>`: fine-tune, printing progress on stderr."""
+    from rich.console import Console
+
+    console = Console(stderr=True, quiet=quiet)
+    if not lr_given:
+        cfg.lr, cfg.warmup = FinetuneConfig.lr, min(cfg.warmup, FinetuneConfig.warmup)
+    every = 50
+
+    def show(ev: dict[str, Any]) -> None:
+        if ev["event"] == "data":
+            t_short, t_long = ev["thresholds"]
+            console.print(
+                f"fine-tuning {ev['base']} with {ev['method']}: {ev['train_pairs']} pairs, "
+                f"<short> < {t_short:.3f} <= <normal> <= {t_long:.3f} < <long>, "
+                f"{ev['chars_per_piece']:.2f} chars/piece, lr {cfg.lr:g}",
+                highlight=False,
+            )
+        elif ev["event"] == "step" and ev["step"] % every == 0:
+            console.print(f"step {ev['step']}: loss {ev['loss']:.3f}", highlight=False)
+        elif ev["event"] == "done":
+            console.print(f"stopped at step {ev['step']}", highlight=False)
+
+    return finetune(cfg, pairs, show)

@@ -1,0 +1,51 @@
+"""Markup the output cannot carry is reported even with --quiet, and marked in the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from nmt_helpers import tiny_config, word_tokenizer
+
+from fitsub.cli import main
+from fitsub.nmt.checkpoint import build_model, save_checkpoint
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An untrained char-unit checkpoint: real plumbing, meaningless words."""
+    torch.manual_seed(0)
+    tok = word_tokenizer()
+    cfg = tiny_config(tok, method="ldpe+pe", length_unit="char", length_dropout=0.2)
+    path = tmp_path_factory.mktemp("ckpt") / "tiny"
+    save_checkpoint(path, build_model(cfg, tok), cfg, tok)
+    return path
+
+
+def test_quiet_still_reports_dropped_markup_and_the_report_marks_the_cue(
+    tmp_path: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "a.srt"
+    src.write_text(
+        "1\n00:00:01,000 --> 00:00:04,000\nIf a<b, swap them. <i>Now!</i>\n\n"
+        "2\n00:00:04,500 --> 00:00:05,100\nThank you so much.\n",
+        encoding="utf-8",
+    )
+    out, report = tmp_path / "a.it.srt", tmp_path / "r.json"
+    args = ["translate", str(src), "-o", str(out), "--model", str(model_dir), "--beam", "1"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--threads", "1", "--report", str(report), "-q"])
+    assert exc.value.code in (0, None)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    warnings = [line for line in captured.err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "segment 1" in warnings[0] and "<i>" in warnings[0]
+    data = json.loads(report.read_text(encoding="utf-8"))
+    first, second = data["segments"]
+    assert first["source"] == "If a<b, swap them. Now!"
+    assert first["markup_lost"] == ["<i>", "</i>"] and second["markup_lost"] == []
+    # a 0.6 s cue of four words is flagged too short
+    assert second["budget"]["too_short"] is True and first["budget"]["too_short"] is False
+    assert out.exists()

@@ -1,0 +1,200 @@
+"""The review file (TSV / HTML), the flags in the pipeline and the report, and --strict / --review."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from doubles import ToyBackend
+
+import fitsub.nmt.backend as nmt_backend
+from fitsub.budget import limits_for
+from fitsub.cli import main
+from fitsub.errors import InputError
+from fitsub.pipeline import TranslateOptions, summarize, translate_document
+from fitsub.report import result_to_dict
+from fitsub.review import COLUMNS, check_review_path, review_html, review_tsv, write_review
+from fitsub.segments import parse_document
+
+SRT = """1
+00:00:01,000 --> 00:00:03,000
+<script>alert("x")</script> & you
+
+2
+00:00:04,000 --> 00:00:06,500
+Yes.
+
+3
+00:00:07,000 --> 00:00:08,000
+Extraordinarily.
+"""
+
+
+def translated() -> tuple[object, list[object]]:
+    doc = parse_document(SRT, "srt")
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), ratio=1.0, per_cue=True)
+    result = translate_document(doc, ToyBackend(), opts)
+    return result.document, list(result.segments)
+
+
+def run(args: list[str]) -> int:
+    try:
+        main(args)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def test_pipeline_flags_every_fitted_segment_and_the_summary_counts_them() -> None:
+    _, segs = translated()
+    flags = {s.index: [f.name for f in s.flags] for s in segs}  # type: ignore[attr-defined]
+    assert flags[2] == ["over-budget"]  # "Extraordinarilyino." cannot fit 16 characters
+    assert flags[1] == []
+    summary = summarize(segs)  # type: ignore[arg-type]
+    assert summary.flag_counts["over-budget"] == 1 and summary.flagged >= 1
+    row = result_to_dict(segs[2])  # type: ignore[arg-type]
+    assert row["flags"][0]["name"] == "over-budget"
+
+
+class Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.classes: list[str | None] = []
+        self.cell: list[str] | None = None
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag == "tr":
+            self.rows.append([])
+            self.classes.append(dict(attrs).get("class"))
+        if tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append("".join(self.cell))
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def test_html_review_is_well_formed_escaped_and_highlights_flagged_rows() -> None:
+    doc, segs = translated()
+    page = review_html(doc, segs, title="<b>talk</b>")  # type: ignore[arg-type]
+    assert "<script>" not in page and "<b>talk" not in page
+    assert "&lt;script&gt;" in page
+    assert "http" not in page and "<link" not in page  # nothing external
+    root = ET.fromstring(page.split("\n", 1)[1])  # well-formed XML after the doctype
+    assert root.tag == "html"
+    parser = Collect()
+    parser.feed(page)
+    assert "script" not in parser.tags
+    header, *rows = parser.rows
+    assert header == list(COLUMNS)
+    assert len(rows) == 3 and all(len(r) == len(COLUMNS) for r in rows)
+    assert rows[0][3] == '<script>alert("x")</script> & you'  # the text itself, unescaped
+    assert rows[0][1] == "00:00:01.000" and rows[0][2] == "00:00:03.000"
+    assert parser.classes[1:] == [
+        "flagged" if r[-1] else None for r in rows
+    ]  # flagged rows highlighted
+    assert parser.classes[3] == "flagged" and rows[2][-1].startswith("over-budget")
+
+
+def test_tsv_review_has_one_escaped_line_per_segment() -> None:
+    doc, segs = translated()
+    text = review_tsv(doc, segs)  # type: ignore[arg-type]
+    lines = text.rstrip("\n").split("\n")
+    assert lines[0].split("\t") == list(COLUMNS)
+    assert len(lines) == 4 and all(len(ln.split("\t")) == len(COLUMNS) for ln in lines)
+    assert lines[3].split("\t")[-1].startswith("over-budget")
+    from dataclasses import replace
+
+    tricky = [replace(segs[0], fitted="a\tb\nc\\d")]  # type: ignore[type-var]
+    row = review_tsv(doc, tricky).split("\n")[1].split("\t")  # type: ignore[arg-type]
+    assert row[5] == "a\\tb\\nc\\\\d"
+
+
+def test_write_review_picks_the_format_by_extension(tmp_path: Path) -> None:
+    doc, segs = translated()
+    write_review(tmp_path / "r.HTML", doc, segs)  # type: ignore[arg-type]
+    write_review(tmp_path / "r.tsv", doc, segs)  # type: ignore[arg-type]
+    assert (tmp_path / "r.HTML").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert (tmp_path / "r.tsv").read_text(encoding="utf-8").startswith("id\tstart\t")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.HTML", "r.tsv"]  # no temp files
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [("review.txt", "must end in"), ("missing/review.tsv", ""), ("adir.html", "")],
+)
+def test_bad_review_locations_are_refused(tmp_path: Path, name: str, problem: str) -> None:
+    (tmp_path / "adir.html").mkdir()
+    with pytest.raises(InputError) as err:
+        check_review_path(tmp_path / name)
+    assert problem in str(err.value) and "\n" not in str(err.value)
+    assert check_review_path(tmp_path / "ok.tsv") == "tsv"
+    assert check_review_path(tmp_path / "ok.htm") == "html"
+
+
+@pytest.fixture
+def toy_cli(monkeypatch: pytest.MonkeyPatch) -> list[ToyBackend]:
+    """The CLI with the toy backend instead of a checkpoint (no model needed)."""
+    made: list[ToyBackend] = []
+
+    def factory(*args: object, **kw: object) -> ToyBackend:
+        made.append(ToyBackend())
+        return made[-1]
+
+    monkeypatch.setattr(nmt_backend, "NMTBackend", factory)
+    monkeypatch.setattr(nmt_backend, "resolve_model_dir", lambda *a: Path("toy"))
+    return made
+
+
+def test_strict_exits_3_only_when_a_segment_is_flagged(
+    tmp_path: Path, toy_cli: list[ToyBackend]
+) -> None:
+    src = tmp_path / "talk.srt"
+    src.write_text(SRT, encoding="utf-8")
+    out, report = tmp_path / "out.srt", tmp_path / "r.json"
+    args = ["translate", str(src), "-o", str(out), "-q", "--ratio", "1.0"]
+    assert run([*args, "--report", str(report)]) == 0  # flags alone do not fail without --strict
+    assert run([*args, "--strict"]) == 3
+    assert out.exists()  # the output is written either way
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["summary"]["flag_counts"]["over-budget"] == 1
+    clean = tmp_path / "clean.srt"
+    clean.write_text("1\n00:00:01,000 --> 00:00:04,000\nYes.\n", encoding="utf-8")
+    assert run(["translate", str(clean), "-o", str(out), "-q", "--strict"]) == 0
+
+
+def test_review_option_writes_the_file_and_bad_locations_stop_before_translating(
+    tmp_path: Path, toy_cli: list[ToyBackend], capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "talk.srt"
+    src.write_text(SRT, encoding="utf-8")
+    out = tmp_path / "out.srt"
+    for name in ("review.html", "review.tsv"):
+        assert (
+            run(["translate", str(src), "-o", str(out), "-q", "--review", str(tmp_path / name)])
+            == 0
+        )
+    page = (tmp_path / "review.html").read_text(encoding="utf-8")
+    ET.fromstring(page.split("\n", 1)[1])
+    assert len((tmp_path / "review.tsv").read_text(encoding="utf-8").splitlines()) == 4
+    out.unlink()
+    capsys.readouterr()
+    calls = sum(len(b.calls) for b in toy_cli)
+    (tmp_path / "adir.tsv").mkdir()
+    for bad in ("nowhere/review.tsv", "adir.tsv", "review.pdf", "out.srt"):
+        code = run(["translate", str(src), "-o", str(out), "--review", str(tmp_path / bad)])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and len(err.splitlines()) == 1, (bad, err)
+        assert not out.exists()
+    assert sum(len(b.calls) for b in toy_cli) == calls  # nothing was translated
