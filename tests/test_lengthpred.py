@@ -468,3 +468,25 @@ def test_subword_unit_counts_the_models_pieces_and_converts_to_chars(
     sub = LengthPredictor(cfg, predictor.head, predictor.encoder)
     units = sub.predict(["the cat sees a dog"])
     assert sub.predict_chars(["the cat sees a dog"]) == [round(units[0] * 3.5)]
+
+
+def test_policy_for_a_model_fitsub_does_not_own(predictor_dir: Path, tmp_path: Path) -> None:
+    from fitsub.lengthpred.predictor import open_policy
+
+    assert open_policy("source", None, None, "en", "it") == LengthPolicy()
+    with pytest.raises(InputError, match="--length-predictor"):
+        open_policy("predicted", None, None, "en", "it")
+    policy = open_policy("predicted", predictor_dir, None, "en", "it")
+    assert policy.predict is not None and policy.predict(["the cat"])[0] > 0
+    with pytest.raises(InputError, match="en→it in chars, not en→de"):
+        open_policy("predicted", predictor_dir, None, "en", "de")
+    with pytest.raises(InputError, match="not a length predictor"):
+        open_policy("predicted", tmp_path, None, "en", "it")
+
+
+def test_band_setting_keeps_its_lower_bound_under_the_requested_length() -> None:
+    band = Setting("band-predicted@1", "band", 1.0, policy="predicted")
+    req = band.request("x" * 40, 30)
+    assert (req.target_chars, req.max_chars, req.min_chars) == (30, 40, 27)
+    req = band.request("x" * 40, 90)
+    assert (req.target_chars, req.max_chars, req.min_chars) == (40, 40, 36)

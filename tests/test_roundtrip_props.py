@@ -123,7 +123,8 @@ def vtt_files(draw: st.DrawFn) -> tuple[str, list[Cue]]:
 def _check(text: str, items: list[Cue], fmt: str, newline: str, bom: bool) -> None:
     source = ("\ufeff" if bom else "") + text.replace("\n", newline)
     doc = parse_document(source, fmt)  # type: ignore[arg-type]
-    assert doc.newline == newline
+    # a one-line file (a lone timing line, no final newline) has no line ending to detect
+    assert doc.newline == newline or "\n" not in text
     assert doc.encoding == ("utf-8-sig" if bom else "utf-8")
     assert render_document(doc) == source[1:] if bom else render_document(doc) == source
     assert [(s.id, s.start_ms, s.end_ms, s.settings) for s in doc.segments] == [

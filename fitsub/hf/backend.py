@@ -36,10 +36,10 @@ from urllib.parse import urlparse
 import torch
 
 from fitsub.backend import Candidate, Request
+from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.hf.constraints import LANG_TOKEN, BudgetProcessor, PieceTable, piece_table
 from fitsub.hf.encoding import PE_METHODS, attach
-from fitsub.nmt.backend import resolve_device
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space

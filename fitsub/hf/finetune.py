@@ -28,11 +28,11 @@ from typing import Any
 
 import torch
 
+from fitsub.device import resolve_device
 from fitsub.errors import InputError
 from fitsub.hf.backend import META, META_FORMAT, load_pretrained, source_text, target_language
 from fitsub.hf.encoding import PE_METHODS, attach, detach
 from fitsub.io import atomic_write_text
-from fitsub.nmt.backend import resolve_device
 from fitsub.nmt.data import Corpus, filter_pairs
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
 from fitsub.units import char_length

@@ -69,7 +69,7 @@ class NATBackend:
         batch_size: int = 32,
         threads: int | None = None,
     ) -> None:
-        from fitsub.nmt.backend import resolve_device
+        from fitsub.device import resolve_device
 
         if iterations < 1 or length_candidates < 1 or batch_size < 1:
             raise InputError(None, "iterations, length candidates and batch size must be >= 1")

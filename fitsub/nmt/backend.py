@@ -26,6 +26,7 @@ from pathlib import Path
 import torch
 
 from fitsub.backend import Candidate, Request
+from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.lengths import length_class
@@ -34,19 +35,7 @@ from fitsub.nmt.tokenizer import SPACE
 from fitsub.units import char_length, chars_no_space
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
-
-
-def resolve_device(device: str = "auto") -> torch.device:
-    """`auto` -> cuda when available, else cpu; anything else as torch spells it."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except RuntimeError as err:
-        raise InputError(None, f"unknown device {device!r}") from err
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError(None, f"device {device!r} asked for but CUDA is not available")
-    return dev
+__all__ = ["MODEL_ENV", "NMTBackend", "default_models_dir", "resolve_device", "resolve_model_dir"]
 
 
 def default_models_dir() -> Path:
