@@ -53,6 +53,7 @@ FLAG_NAMES: tuple[str, ...] = (
 DROP_RATIO = 0.6  # fitted below 60 % of the unconstrained characters ...
 ROOM_SHARE = 0.8  # ... while using less than 80 % of the budget
 COPY_SHARE = 0.7  # share of output words copied from the source that reads as untranslated
+STEM = 4  # letters a stem shares with its unconstrained word (see `mangled_of`)
 MIN_CUT = 3  # shortest word checked for a cut (shorter ones are articles, prepositions)
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
@@ -110,14 +111,20 @@ def mangled_of(word: str, reference: str) -> bool:
     """Whether `word` reads as `reference` cut short or with letters dropped.
 
     Cut: a proper prefix ("trasferi" / "trasferiti"). Letters dropped: same first `MIN_CUT`
-    letters and a subsequence ("annoato" / "annoiato"). A word as long as its reference or longer
-    is never taken for a mangled one: inflections ("annoiavo" / "annoiato") would be flagged too.
+    letters and a subsequence ("annoato" / "annoiato"). Stem with a short made-up ending: the
+    same first `STEM` letters, more than half the word ("costito" / "costruita": the search cut
+    "costru-" and the model closed the stem with "-ito"). A word as long as its reference or
+    longer is never taken for a mangled one: inflections ("annoiavo" / "annoiato") would be
+    flagged too. The caller only asks about words the model does not know (`cut_words`).
     """
     if len(word) < MIN_CUT or len(word) >= len(reference):
         return False
     if reference.startswith(word):
         return True
-    return _common_prefix(word, reference) >= MIN_CUT and _is_subsequence(word, reference)
+    prefix = _common_prefix(word, reference)
+    if prefix >= STEM and 2 * prefix > len(word):
+        return True
+    return prefix >= MIN_CUT and _is_subsequence(word, reference)
 
 
 def cut_words(

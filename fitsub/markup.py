@@ -223,8 +223,9 @@ def visible_text(text: str, fmt: Format) -> str:
 def _known(m: re.Match[str]) -> bool:
     """Whether a `_TAG` match is a tag subtitles use (see the module docstring)."""
     closing, name, rest = m.group(1), m.group(2).lower(), m.group(3)
-    if closing:
-        return name in _PLAIN_TAGS | _ANNOTATED_TAGS and not rest.strip()
+    if closing:  # `</c.yellow>` as some tools write it: a WebVTT parser drops it, never shows it
+        dotted = rest.startswith(".") and not any(c.isspace() for c in rest)
+        return name in _PLAIN_TAGS | _ANNOTATED_TAGS and (not rest.strip() or dotted)
     if name in _PLAIN_TAGS:
         return not rest or rest.startswith(".") and not any(c.isspace() for c in rest)
     return name in _ANNOTATED_TAGS

@@ -34,6 +34,9 @@ def test_cut_word_flags_truncated_and_mangled_words() -> None:
     assert mangled_of("barc", "barche") and not mangled_of("barche", "barche")
     assert not mangled_of("barca", "banca")  # another word: the start differs
     assert not mangled_of("annoiavo", "annoiato")  # an inflection, as long as the reference
+    # a stem closed with a made-up ending (samples/lecture.srt cue 7: the stem of "costruita")
+    assert cut_words("It was built.", "È stata costito.", "È stata costruita.") == ["costito"]
+    assert not mangled_of("costante", "costruita")  # 4 shared letters: not more than half of 8
     assert CUT_WORD in names("I was bored.", "Ero annoato.", "Ero annoiato.", 20)
 
 

@@ -117,3 +117,21 @@ def test_min_ratio_asks_for_a_lower_bound_capped_at_the_budget() -> None:
     translate_document(doc, backend, _opts(ratio=1.0, min_ratio=0.9, compare=False))
     (req,) = backend.calls
     assert (req.max_chars, req.target_chars, req.min_chars) == (28, 28, 26)  # ceil(0.9 × 28)
+
+
+def test_dialogue_turns_wrapped_line_by_line_keep_their_tags() -> None:
+    """`<c.x>- A</c.x>` on each line (Netflix-style exports): two turns, tags kept, none as text."""
+    src = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n"
+        "<c.bg_transparent>- Is this seat free?</c.bg_transparent>\n"
+        "<c.bg_transparent>- Yes, sit down.</c.bg_transparent>\n"
+    )
+    doc = parse_document(src, "vtt")
+    for ratio in (1.0, 0.6):
+        out = translate_document(doc, ToyBackend(), _opts(ratio=ratio)).document
+        lines = out.segments[0].text.split("\n")
+        assert len(lines) == 2
+        for line in lines:
+            assert line.startswith("<c.bg_transparent>- ")
+            assert line.endswith("</c.bg_transparent>")
+            assert "&lt;" not in line and line.count("<") == 2

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from fitsub.cli import app, progress_bar
 from fitsub.distill import LENGTH_MODES, DistillConfig, distill
@@ -82,4 +83,4 @@ def distill_cmd(
         ref = lens["ref_ratio_mean"]
         ratio += "" if ref is None else f" (references {ref:.3f} ± {lens['ref_ratio_sd']:.3f})"
         speed = "" if rate is None else f" in {meta['seconds']:.1f} s ({rate:.1f} sentences/s)"
-        Console().print(f"distilled {meta['done']}/{meta['total']} sentences{speed}{ratio}")
+        Console().print(Text(f"distilled {meta['done']}/{meta['total']} sentences{speed}{ratio}"))

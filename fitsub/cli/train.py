@@ -11,6 +11,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from fitsub.cli import app
 from fitsub.errors import InputError
@@ -176,7 +177,7 @@ def train_cmd(
             )  # fmt: skip
             pairs = read_pairs(data, list(corpus), list(train_prefix), src, tgt, seed)
             best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
-            Console(stderr=True, quiet=quiet).print(f"best checkpoint: {best}")
+            Console(stderr=True, quiet=quiet).print(Text(f"best checkpoint: {best}"))
             return
     if size not in SIZES:
         raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
@@ -213,7 +214,7 @@ def train_cmd(
     console = Console(stderr=True, quiet=quiet)
     with _Display(console, cfg) as show:
         best = train(cfg, show)
-    console.print(f"best checkpoint: {best}")
+    console.print(Text(f"best checkpoint: {best}"))
 
 
 class _Display:
