@@ -366,10 +366,14 @@ def open_for_model(predictor_dir: Path | None, model_dir: Path) -> LengthPredict
     chosen = predictor_dir or default_predictor_dir(model_dir)
     if not (chosen / CONFIG).is_file():
         if predictor_dir is None:
-            require_extra()
+            try:
+                require_extra()
+                needs = ""
+            except ModelMissingError:
+                needs = f" (training and using one needs the `length` extra: {INSTALL})"
             raise ModelMissingError(
                 f"no length predictor beside the model (looked in {chosen}); train one with "
-                f"`fitsub train-length --model {model_dir}` or pass --length-predictor DIR"
+                f"`fitsub train-length --model {model_dir}` or pass --length-predictor DIR{needs}"
             )
         raise InputError(chosen, f"not a length predictor directory (no {CONFIG})")
     cfg = read_predictor_config(chosen)
