@@ -112,8 +112,8 @@ def mangled_of(word: str, reference: str) -> bool:
 
     Cut: a proper prefix ("trasferi" / "trasferiti"). Letters dropped: same first `MIN_CUT`
     letters and a subsequence ("annoato" / "annoiato"). Stem with a short made-up ending: the
-    same first `STEM` letters, more than half the word ("costito" / "costruita": the search cut
-    "costru-" and the model closed the stem with "-ito"). A word as long as its reference or
+    same first `STEM` letters, at least half the word ("costito", "costiata" / "costruita": the
+    search cut "costru-" and the model closed the stem with an ending of its own). A word as long as its reference or
     longer is never taken for a mangled one: inflections ("annoiavo" / "annoiato") would be
     flagged too. The caller only asks about words the model does not know (`cut_words`).
     """
@@ -122,7 +122,7 @@ def mangled_of(word: str, reference: str) -> bool:
     if reference.startswith(word):
         return True
     prefix = _common_prefix(word, reference)
-    if prefix >= STEM and 2 * prefix > len(word):
+    if prefix >= STEM and 2 * prefix >= len(word):
         return True
     return prefix >= MIN_CUT and _is_subsequence(word, reference)
 

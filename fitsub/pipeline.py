@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import Budget, Limits, min_plausible_chars, segment_budget
 from fitsub.distribute import CueSpan, distribute, group_cues, resplit
-from fitsub.flags import Flag, KnowsWords, count_flags, segment_flags, words
+from fitsub.flags import Flag, KnowsWords, count_flags, cut_words, segment_flags, words
 from fitsub.glossary import Glossary, Shielded
 from fitsub.lengthpred.policy import LengthPolicy, Requested, combine
 from fitsub.lengthpred.policy import share as cue_share
@@ -42,6 +42,7 @@ from fitsub.segments import Document
 from fitsub.units import char_length
 
 Progress = Callable[[int, int], None]
+WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word (`_whole_words`)
 
 
 @dataclass(frozen=True)
@@ -209,13 +210,19 @@ class _Unit:
         )
         return Request(self.shield.text, max(target, low or 1), room, low)
 
-    def pick(self, cands: Sequence[Candidate]) -> Candidate:
-        """The best candidate that keeps every glossary placeholder (else the best)."""
-        return next((c for c in cands if self.shield.complete(c.text)), cands[0])
+    def pick(self, cands: Sequence[Candidate], whole: WordCheck | None = None) -> Candidate:
+        """The best candidate that keeps every glossary placeholder and, with `whole`, whose
+        restored text cuts no word; else the best that keeps the placeholders; else the best."""
+        return self.ranked(cands, whole)[0]
 
-    def ranked(self, cands: Sequence[Candidate]) -> list[Candidate]:
-        """Candidates keeping every placeholder first, each side in the backend's order."""
-        return sorted(cands, key=lambda c: not self.shield.complete(c.text))
+    def ranked(self, cands: Sequence[Candidate], whole: WordCheck | None = None) -> list[Candidate]:
+        """Candidates keeping every placeholder (and cutting no word, with `whole`) first, each
+        side in the backend's order."""
+
+        def cuts(c: Candidate) -> bool:
+            return whole is not None and not whole(self.shield.restore(c.text)[0])
+
+        return sorted(cands, key=lambda c: (not self.shield.complete(c.text), cuts(c)))
 
 
 def _unit(
@@ -349,6 +356,52 @@ class _Fitted:
             self.terms_lost[u.cues[0]] = self.terms_lost.get(u.cues[0], ()) + lost
 
 
+def _known_words(
+    backend: TranslationBackend, free: Sequence[Sequence[Candidate]] | None
+) -> frozenset[str]:
+    """The target words the model knows: its vocabulary's whole words (when the backend lists
+    them) and every word of the unconstrained translations (`fitsub.flags.cut_words`)."""
+    known = set(backend.known_words()) if isinstance(backend, KnowsWords) else set()
+    for cands in free or ():
+        for c in cands[:1]:
+            known.update(words(c.text))
+    return frozenset(known)
+
+
+def _whole_words(source: str, free: str | None, known: Collection[str]) -> WordCheck:
+    """Whether a fitted translation cuts no word of the unconstrained one `free`.
+
+    The search ends a hypothesis only at a word boundary (`fitsub.nmt.search`), but a model can
+    still close a stem it had to leave with a short ending of its own ("costruita" ->
+    "costito"); the `cut-word` flag's test catches those (`fitsub.flags.cut_words`). Without the
+    unconstrained translation there is nothing to compare with: every text passes.
+    """
+    if free is None:
+        return lambda text: True
+    return lambda text: not cut_words(source, text, free, known)
+
+
+def _accept_whole(
+    out: _Fitted,
+    u: _Unit,
+    cand: Candidate,
+    whole: WordCheck,
+    free: Sequence[Candidate] | None,
+    path: str,
+) -> None:
+    """Accept `cand` for single unit `u`. A candidate that cuts a word gives way to the
+    shortest whole unconstrained candidate, flagged over budget: never a cut word (issue 11)."""
+    text, lost = u.shield.restore(cand.text)
+    fits = cand.fits
+    free_text = None if not free else u.shield.restore(u.pick(free).text)[0]
+    if free and not whole(text):
+        kept = [c for c in free if u.shield.complete(c.text)] or list(free[:1])
+        shortest = min(kept, key=lambda c: char_length(u.shield.restore(c.text)[0]))
+        text, lost = u.shield.restore(shortest.text)
+        fits = False
+    out.accept(u, [text], fits, lost, free_text, path)
+
+
 def _with_lengths(units: list[_Unit], policy: LengthPolicy) -> list[_Unit]:
     """Each unit with the length its policy asks for (`fitsub.lengthpred.policy`)."""
     asked = policy.requests([u.source for u in units], [u.budget for u in units])
@@ -368,7 +421,8 @@ def translate_document(
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     total = len(units) * (2 if opts.compare else 1)
     done = [0]
-    n_best = NBEST if opts.glossary is not None else 1
+    # NBEST candidates: the best fitted one may cut a word where another does not, and the
+    # shortest whole unconstrained one replaces a fitted text that cuts a word anyway
     fitted = _run(
         backend,
         [u.request(u.budget, opts.min_ratio) for u in units],
@@ -376,7 +430,7 @@ def translate_document(
         progress,
         done,
         total,
-        n_best,
+        NBEST,
     )
     free = (
         _run(
@@ -386,7 +440,7 @@ def translate_document(
             progress,
             done,
             total,
-            n_best,
+            NBEST,
         )
         if opts.compare
         else None
@@ -412,18 +466,20 @@ def translate_document(
         parts = resplit(text, u.cue_budgets, lambda k, x: part_fits(u.cues[k], x))
         return parts, RESPLIT
 
+    known = _known_words(backend, free)
     out = _Fitted()
     # (unit, characters of its last translation, its unconstrained translation)
     pending: list[tuple[_Unit, int, str | None]] = []
     for ui, u in enumerate(units):
         free_text = None if free is None else u.shield.restore(u.pick(free[ui]).text)[0]
-        cand = u.pick(fitted[ui])
+        whole = _whole_words(u.source, free_text, known)
+        cand = u.pick(fitted[ui], whole)
         text, lost = u.shield.restore(cand.text)
         if len(u.cues) == 1:
             path = PER_CUE if u.group in multi else SINGLE
-            out.accept(u, [text], cand.fits, lost, free_text, path)
+            _accept_whole(out, u, cand, whole, None if free is None else free[ui], path)
             continue
-        parts, path = share(u, text)
+        parts, path = share(u, text) if whole(text) else (None, WHOLE)
         if parts is not None:
             out.accept(u, parts, cand.fits, lost, free_text, path)
         else:
@@ -451,9 +507,10 @@ def translate_document(
         )
         pending = waiting
         for (u, tighter, free_text), cands in zip(asks, again, strict=True):
-            for cand in u.ranked(cands):
+            whole = _whole_words(u.source, free_text, known)
+            for cand in u.ranked(cands, whole):
                 text, lost = u.shield.restore(cand.text)
-                parts, _ = share(u, text)
+                parts, _ = share(u, text) if whole(text) else (None, "")
                 if parts is not None:
                     out.accept(u, parts, cand.fits, lost, free_text, RETRANSLATED)
                     break
@@ -483,20 +540,23 @@ def translate_document(
             None,
             [0],
             0,
-            n_best,
+            NBEST,
         )
         free_single = (
-            _run(backend, [u.request(None) for u in singles], opts.batch_size, None, [0], 0, n_best)
+            _run(backend, [u.request(None) for u in singles], opts.batch_size, None, [0], 0, NBEST)
             if opts.compare
             else None
         )
+        known = known | _known_words(backend, free_single)
         for k, u in enumerate(singles):
-            cand = u.pick(single[k])
-            text, lost = u.shield.restore(cand.text)
             free_text = (
                 None if free_single is None else u.shield.restore(u.pick(free_single[k]).text)[0]
             )
-            out.accept(u, [text], cand.fits, lost, free_text, PER_CUE)
+            whole = _whole_words(u.source, free_text, known)
+            cand = u.pick(single[k], whole)
+            _accept_whole(
+                out, u, cand, whole, None if free_single is None else free_single[k], PER_CUE
+            )
     fitted_turns, free_turns, model_fits, group_of = out.turns, out.free, out.model_fits, out.group
 
     results: list[SegmentResult] = []
@@ -542,7 +602,6 @@ def translate_document(
         + ", ".join(repr(t) for t in lost)
         for i, lost in sorted(out.terms_lost.items())
     ]
-    known = backend.known_words() if isinstance(backend, KnowsWords) else ()
     results = flag_segments(results, known)
     return TranslationResult(doc.with_texts(new_texts), results, warnings)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from doubles import ToyBackend
 
+from fitsub.backend import Candidate
 from fitsub.budget import limits_for
 from fitsub.pipeline import TranslateOptions, summarize, translate_document
 from fitsub.segments import parse_document, read_document, render_document
@@ -135,3 +136,47 @@ def test_dialogue_turns_wrapped_line_by_line_keep_their_tags() -> None:
             assert line.startswith("<c.bg_transparent>- ")
             assert line.endswith("</c.bg_transparent>")
             assert "&lt;" not in line and line.count("<") == 2
+
+
+class _Scripted:
+    """Fitted and unconstrained n-best lists given per request (tests the pipeline's choice)."""
+
+    name = "scripted"
+
+    def __init__(self, fitted: list[str], free: list[str]) -> None:
+        self.fitted, self.free = fitted, free
+
+    def translate(self, requests: object, n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:  # type: ignore[attr-defined]
+            texts = self.free if req.max_chars is None else self.fitted
+            out.append([Candidate(t, -float(k)) for k, t in enumerate(texts[:n_best])])
+        return out
+
+
+_BUILT = "1\n00:00:01,000 --> 00:00:04,000\nIt was built in 1652.\n"
+
+
+def test_a_fitted_candidate_that_cuts_a_word_gives_way_to_a_whole_one() -> None:
+    doc = parse_document(_BUILT, "srt")
+    # the model's best fitted candidate closes the stem of "costruita" with its own ending
+    backend = _Scripted(["Fu costito nel 1652.", "Fu fatto nel 1652."], ["Fu costruita nel 1652."])
+    (r,) = translate_document(doc, backend, _opts(ratio=1.0)).segments
+    assert r.fitted == "Fu fatto nel 1652." and r.model_fits and r.fits
+    assert not any(f.name == "cut-word" for f in r.flags)
+
+
+def test_when_every_fitted_candidate_cuts_a_word_the_shortest_whole_one_is_flagged() -> None:
+    doc = parse_document(_BUILT, "srt")
+    backend = _Scripted(
+        ["Fu costito nel 1652.", "Fu costiata nel 1652"],
+        ["Questo palazzo fu costruito nel 1652.", "Fu costruito nel 1652."],
+    )
+    result = translate_document(doc, backend, _opts(ratio=1.0))
+    (r,) = result.segments
+    # never a cut word: the shortest whole unconstrained candidate, over budget and flagged
+    assert r.fitted == "Fu costruito nel 1652." and not r.model_fits
+    assert char_length(r.fitted) > r.budget.chars  # type: ignore[union-attr]
+    assert [f.name for f in r.flags] == ["over-budget"]
+    assert r.unconstrained == "Questo palazzo fu costruito nel 1652."  # the comparison: the best
+    assert "costit" not in render_document(result.document)

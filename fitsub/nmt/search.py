@@ -43,8 +43,11 @@ never-generated pieces are removed). For a live hypothesis:
   starting it ("▁" + "rist" + "ora" for "▁ristorante") can only end in a cut word. This is the
   rule "a piece that starts a word is allowed only if some continuation of that word can still
   fit", with the model's own word as the continuation and the vocabulary's pieces as spellings.
-When no whole hypothesis fits, the fallback above returns the shortest whole unconstrained
-candidates flagged `fits=False`, never a cut word. Only if even the unconstrained search keeps
+What this rule cannot see is a word the model closes with an ending of its own once the ending
+it wanted cannot fit ("▁cost" + "i" + "to" for "costruita"): every piece is the model's best at
+its step. The pipeline catches those on the n-best (`fitsub.pipeline._accept_whole`, with the
+`cut-word` test of `fitsub.flags`). When no whole hypothesis fits, the fallback above returns the
+shortest whole unconstrained candidates flagged `fits=False`, never a cut word. Only if even the unconstrained search keeps
 no whole hypothesis (each one cut at the forced end) is it run once more without the rule.
 Cost: one max, one gather and a few masks per step over the (B*K, V) scores; no Python loop.
 
