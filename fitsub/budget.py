@@ -5,8 +5,11 @@ apply to it, each rounded down (a budget is a maximum):
 
     ratio_limit  = floor(ratio × source_chars)                   when a ratio is given
     layout_limit = cpl × lines − markup_chars                    when subtitle limits are given
-    speed_limit  = floor(cps × duration_ms / 1000) − markup_chars   when limits are given and the
-                                                                 cue is timed
+    speed_limit  = floor(cps × duration_ms / 1000) − markup_chars   when limits are given, the
+                                                                 cue is timed and the limits
+                                                                 check reading speed
+    room         = the characters a slide's box holds             a .pptx paragraph (bound as
+                                                                 "layout"; `Segment.room`)
     chars        = min(active limits)                            (never below 0)
 
 `markup_chars` is the visible markup the translation shares the screen with and that the viewer
@@ -57,11 +60,20 @@ _EPS = 1e-9  # guards floor() against binary round-off: floor(2.3 × 100) must b
 
 @dataclass(frozen=True)
 class Limits:
-    """Subtitle limits: characters per line, maximum lines, reading speed in characters per second."""
+    """Subtitle limits: characters per line, maximum lines, reading speed in characters per second.
+
+    `min_duration_ms` is the shortest cue a reader can take in (the too-short flag);
+    `min_gap_ms` the shortest gap between cues (reported, never changed); `reading_speed` False
+    drops the speed limit (dubbing: the voice, not a reader, sets the pace). Named sets of
+    limits are style profiles (`fitsub.profiles`).
+    """
 
     cpl: int
     lines: int
     cps: float
+    min_duration_ms: int = MIN_WORD_CUE_MS
+    min_gap_ms: int = 0
+    reading_speed: bool = True
 
     def __post_init__(self) -> None:
         if self.cpl < 1:
@@ -70,6 +82,8 @@ class Limits:
             raise ValueError(f"lines must be at least 1, got {self.lines}")
         if not self.cps > 0 or math.isinf(self.cps):
             raise ValueError(f"characters per second must be a positive number, got {self.cps}")
+        if self.min_duration_ms < 0 or self.min_gap_ms < 0:
+            raise ValueError("minimum duration and gap must be >= 0 ms")
 
 
 # Netflix Timed Text Style Guides (adult programmes): see the module docstring.
@@ -85,7 +99,10 @@ LANGUAGE_LIMITS: dict[str, Limits] = {
 def limits_for(
     lang: str, cpl: int | None = None, lines: int | None = None, cps: float | None = None
 ) -> Limits:
-    """The language's default limits with any given field replaced (`en-US` and `EN` mean `en`)."""
+    """The language's default limits with any given field replaced (`en-US` and `EN` mean `en`).
+
+    Style profiles (`fitsub.profiles`) set every field, for any language, instead.
+    """
     code = lang.strip().lower().replace("_", "-").split("-")[0]
     if code not in LANGUAGE_LIMITS:
         known = ", ".join(sorted(LANGUAGE_LIMITS))
@@ -138,11 +155,14 @@ def _floor(x: float) -> int:
     return math.floor(x + _EPS)
 
 
-def is_too_short(duration_ms: int | None, source_words: int) -> bool:
-    """Whether a cue of `source_words` words is shown too briefly to be read (module docstring)."""
+def is_too_short(duration_ms: int | None, source_words: int, min_ms: int = MIN_WORD_CUE_MS) -> bool:
+    """Whether a cue of `source_words` words is shown too briefly to be read (module docstring).
+
+    `min_ms`: the shortest cue for any text (a profile's minimum duration).
+    """
     if duration_ms is None or source_words < 1:
         return False
-    return duration_ms < MIN_WORD_CUE_MS or (source_words > 1 and duration_ms < MIN_CUE_MS)
+    return duration_ms < min_ms or (source_words > 1 and duration_ms < max(MIN_CUE_MS, min_ms))
 
 
 def segment_budget(
@@ -153,12 +173,13 @@ def segment_budget(
     duration_ms: int | None,
     markup_chars: int = 0,
     source_words: int | None = None,
+    room: int | None = None,
 ) -> Budget:
     """The budget of one segment of `source_chars` visible characters (see the module docstring).
 
     `markup_chars`: visible markup shown with the translation (dialogue dashes...);
     `source_words`: words of the source, for the too-short flag (None: counted as one word
-    when the source is not empty).
+    when the source is not empty); `room`: the characters a slide's box holds (a layout limit).
     """
     if source_chars < 0:
         raise ValueError(f"source length must be >= 0 characters, got {source_chars}")
@@ -170,8 +191,10 @@ def segment_budget(
         raise ValueError(f"cue duration must be >= 0 ms, got {duration_ms}")
     ratio_limit = None if ratio is None else _floor(ratio * source_chars)
     layout_limit = None if limits is None else max(0, limits.cpl * limits.lines - markup_chars)
+    if room is not None:
+        layout_limit = max(0, room) if layout_limit is None else min(layout_limit, max(0, room))
     speed_limit = None
-    if limits is not None and duration_ms is not None:
+    if limits is not None and limits.reading_speed and duration_ms is not None:
         speed_limit = max(0, _floor(limits.cps * duration_ms / 1000) - markup_chars)
     if ratio_limit is None and layout_limit is None and speed_limit is None:
         ratio_limit = _floor(DEFAULT_RATIO * source_chars)
@@ -192,7 +215,9 @@ def segment_budget(
         too_small=chars < min_plausible_chars(source_chars),
         too_short=limits is not None
         and is_too_short(
-            duration_ms, int(source_chars > 0) if source_words is None else source_words
+            duration_ms,
+            int(source_chars > 0) if source_words is None else source_words,
+            limits.min_duration_ms,
         ),
         markup_chars=markup_chars if limits is not None else 0,
     )

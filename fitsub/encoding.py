@@ -8,11 +8,20 @@ Detection order (first that applies wins):
    with `Decoded.bom`); the file is written back with the same encoding and byte order;
 2. NUL bytes, or more than 1 % control characters → not a text file (`InputError`);
 3. strict UTF-8 → ``utf-8``;
-4. bytes that are UTF-8 except for some invalid ones (the file holds at least one valid
-   multi-byte UTF-8 sequence) → `InputError` naming the line and byte offset of the first bad
+4. bytes that are UTF-8 except for some invalid ones (the file holds at least as many valid
+   multi-byte UTF-8 sequences as invalid bytes) → `InputError` naming the line and byte offset of the first bad
    byte: reading such a file as cp1252 would turn every "é" into "Ã©";
-5. cp1252 (Windows Western, a superset of latin-1's printable range) → ``cp1252``;
-6. anything else decodes as ``latin-1`` (every byte is a character).
+5. a legacy encoding guessed by charset-normalizer (`guess_legacy`): a non-Latin script
+   (Cyrillic cp1251, Greek cp1253, Shift-JIS / cp932, GB18030, Big5, cp949...) when its best
+   guess reads one and the file has at least `MIN_SCRIPT_BYTES` non-ASCII bytes; for Latin
+   text, ``cp1252`` unless charset-normalizer finds another Latin code page (cp1250 for Czech or
+   Polish...) clearly less garbled. On short Western text charset-normalizer alone mistakes
+   cp1252 for cp1257 ("à" → "ą"), so cp1252 stays the default there;
+6. anything cp1252 cannot decode and no guess covers decodes as ``latin-1``.
+
+`Decoded.detected_by` says which rule chose (``given``, ``bom``, ``utf-8``, ``detected``) and
+`Decoded.confidence` is 1 − charset-normalizer's "chaos" (mess ratio) of the chosen decoding
+for ``detected`` (None for the other rules, which are certain).
 
 Line endings: the most common of ``\\r\\n``, ``\\n`` and ``\\r`` is the document's newline. Text is
 handled inside fitsub with ``\\n`` only and written back with the detected newline; a file that
@@ -25,10 +34,13 @@ import codecs
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fitsub.errors import InputError
+
+MIN_SCRIPT_BYTES = 4  # fewer non-ASCII bytes than this are too little evidence for a script
+_CLOSE_CHAOS = 0.15  # cp1252 is kept when its chaos is within this of the best guess's
 
 # (byte-order mark, the encoding fitsub reports and writes, the codec that decodes the rest)
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
@@ -60,6 +72,8 @@ class Decoded:
     newline: str
     mixed_newlines: bool = False
     bom: bool = False  # the file began with a byte-order mark (kept on writing)
+    detected_by: str = "utf-8"  # the rule that chose the encoding (module docstring)
+    confidence: float | None = None  # for "detected": 1 - charset-normalizer's chaos
 
 
 def detect_newline(text: str) -> tuple[str, bool]:
@@ -129,13 +143,14 @@ def decode_bytes(
                 raise InputError(
                     path, f"{bad.problem} after a {codec} byte-order mark", bad.line
                 ) from None
-            return _finish(text.lstrip("\ufeff"), name, path, bom=name == "utf-16-be")
+            decoded = _finish(text.lstrip("\ufeff"), name, path, bom=name == "utf-16-be")
+            return replace(decoded, detected_by="bom")
     if b"\x00" in data:
         raise InputError(path, "binary file (contains NUL bytes), not subtitle or slide text")
     try:
-        return _finish(data.decode("utf-8"), "utf-8", path)
+        return _finish(data.decode("utf-8"), "utf-8", path)  # detected_by "utf-8"
     except UnicodeDecodeError as err:
-        if _UTF8_MULTIBYTE.search(data) is not None:
+        if _mostly_utf8(data):
             bad = _bad_byte(data, err, "UTF-8", path)
             raise InputError(
                 path,
@@ -143,11 +158,66 @@ def decode_bytes(
                 "file's encoding with --encoding (e.g. --encoding cp1252)",
                 bad.line,
             ) from None
+    name, confidence = guess_legacy(data)
+    return replace(
+        _finish(data.decode(name), name, path), detected_by="detected", confidence=confidence
+    )
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """Whether valid multi-byte UTF-8 sequences are at least as many as the invalid bytes.
+
+    Shift-JIS or GB18030 text holds a valid UTF-8 sequence here and there by chance, among many
+    invalid ones; a UTF-8 file with one stray byte holds one invalid byte among many valid ones.
+    """
+    valid = sum(1 for _ in _UTF8_MULTIBYTE.finditer(data))
+    if valid == 0:
+        return False
+    invalid = data.decode("utf-8", "replace").count("\ufffd") - data.count(b"\xef\xbf\xbd")
+    return valid >= invalid
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
     try:
-        return _finish(data.decode("cp1252"), "cp1252", path)
+        data.decode(encoding)
     except UnicodeDecodeError:
-        pass
-    return _finish(data.decode("latin-1"), "latin-1", path)
+        return False
+    return True
+
+
+def _latin_letters(text: str) -> bool:
+    """Whether every non-ASCII letter of `text` is a Latin letter (é, ř, ß…)."""
+    import unicodedata
+
+    return all(
+        unicodedata.name(ch, "").startswith("LATIN")
+        for ch in set(text)
+        if ord(ch) > 127 and ch.isalpha()
+    )
+
+
+def guess_legacy(data: bytes) -> tuple[str, float | None]:
+    """The legacy encoding of bytes that are not UTF-8, and a confidence (rule 5, docstring)."""
+    from charset_normalizer import from_bytes
+
+    results = from_bytes(data)
+    best = results.best()
+    latin = best is None or _latin_letters(str(best))
+    non_ascii = sum(1 for b in data if b > 127)
+    if best is not None and not latin and non_ascii >= MIN_SCRIPT_BYTES:
+        return best.encoding, round(1 - best.chaos, 3)
+    if _decodes(data, "cp1252"):
+        western = next((r for r in results if r.encoding == "cp1252"), None)
+        if best is None or (western is not None and western.chaos <= best.chaos + _CLOSE_CHAOS):
+            return "cp1252", None if western is None else round(1 - western.chaos, 3)
+        if not latin or str(best) == data.decode("cp1252"):
+            return "cp1252", None
+        return best.encoding, round(1 - best.chaos, 3)
+    if (
+        best is not None and latin and non_ascii >= MIN_SCRIPT_BYTES
+    ):  # a Latin code page with bytes cp1252 lacks (cp1250 "Ť")
+        return best.encoding, round(1 - best.chaos, 3)
+    return "latin-1", None
 
 
 def _decode_as(data: bytes, encoding: str, path: str | Path | None) -> Decoded:
@@ -167,7 +237,7 @@ def _decode_as(data: bytes, encoding: str, path: str | Path | None) -> Decoded:
         text = data.decode("utf-8" if name == "utf-8-sig" else name)
     except UnicodeDecodeError as err:
         raise _bad_byte(data, err, name, path) from None
-    return _finish(text, name, path, bom=bom)
+    return replace(_finish(text, name, path, bom=bom), detected_by="given")
 
 
 def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False) -> Decoded:
@@ -182,8 +252,8 @@ def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False
     return Decoded(normalise_newlines(text), encoding, newline, mixed, bom)
 
 
-def read_text(path: Path, encoding: str | None = None) -> Decoded:
-    """Read and decode a file; `InputError` when it cannot be read or is not text."""
+def read_file_bytes(path: Path) -> bytes:
+    """A regular file's bytes; `InputError` for a missing file, a directory, a device or FIFO."""
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
@@ -191,14 +261,18 @@ def read_text(path: Path, encoding: str | None = None) -> Decoded:
             raise InputError(
                 path, "not a regular file (a device, FIFO or socket); use - for a pipe"
             )
-        data = path.read_bytes()
+        return path.read_bytes()
     except IsADirectoryError:
         raise InputError(path, "is a directory, not a file") from None
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     except OSError as err:
         raise InputError(path, f"cannot read: {err.strerror or err}") from None
-    return decode_bytes(data, path, encoding)
+
+
+def read_text(path: Path, encoding: str | None = None) -> Decoded:
+    """Read and decode a file; `InputError` when it cannot be read or is not text."""
+    return decode_bytes(read_file_bytes(path), path, encoding)
 
 
 def encode_text(

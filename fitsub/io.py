@@ -8,7 +8,8 @@ while writing leaves nothing behind, the kernel frees the space. It gets a name
 ``O_TMPFILE`` is not available (other systems, some file systems) it is named from the start.
 Either way the next write to the same directory removes such files whose process (PID) is gone.
 
-`check_output_path` is the one check every output option goes through before any work.
+`check_output_path` is the one check every output option goes through before any work;
+`expand_inputs` turns the folders and glob patterns of a batch run into files.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from fitsub.errors import InputError
@@ -236,3 +237,53 @@ def read_text_lines(path: Path) -> list[str]:
         text = text[:-1]
     lines = text.split("\n") if text else []
     return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_inputs(
+    args: Sequence[Path], extensions: Collection[str]
+) -> list[tuple[Path, Path | None]]:
+    """The files named by paths, folders and glob patterns, each with the folder it came from.
+
+    A folder gives every file under it (recursively, sorted) whose extension is in
+    `extensions`; a pattern the shell left unexpanded (``'talks/*.srt'``, ``**`` recursive) gives
+    its matches; a file is itself. Each file comes once, with the folder it was found in (None for
+    a file named directly or by a pattern), so batch outputs can keep the folder's layout.
+    `InputError` for a name that is none of these or a folder or pattern that matches nothing.
+    """
+    import glob
+
+    found: list[tuple[Path, Path | None]] = []
+    seen: set[str] = set()
+
+    def add(path: Path, root: Path | None) -> None:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            found.append((path, root))
+
+    for arg in args:
+        text = str(arg)
+        if text == STDIO:
+            add(arg, None)
+        elif arg.is_dir():
+            files = sorted(
+                p for p in arg.rglob("*") if p.is_file() and p.suffix.lower() in extensions
+            )
+            if not files:
+                known = ", ".join(sorted(extensions))
+                raise InputError(arg, f"folder holds no file to translate ({known})")
+            for p in files:
+                add(p, arg)
+        elif not arg.exists() and _GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(arg, "pattern matches no file")
+            for p in files:
+                add(p, None)
+        else:
+            add(arg, None)  # read_document says what is wrong with it, if anything
+    return found

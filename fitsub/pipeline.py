@@ -38,7 +38,7 @@ from fitsub.lengthpred.policy import LengthPolicy, Requested, combine
 from fitsub.lengthpred.policy import share as cue_share
 from fitsub.markup import Protected, protect, visible_text
 from fitsub.reflow import fits_layout, reflow
-from fitsub.segments import Document
+from fitsub.segments import Document, Segment
 from fitsub.units import char_length
 
 Progress = Callable[[int, int], None]
@@ -114,17 +114,16 @@ class TranslationResult:
     warnings: list[str] = field(default_factory=list)  # markup dropped in mid-sentence, etc.
 
 
-def _budget_for(
-    prot: Protected, doc: Document, duration_ms: int | None, opts: TranslateOptions
-) -> Budget:
-    timed = doc.format in ("srt", "vtt")
+def _budget_for(prot: Protected, doc: Document, seg: Segment, opts: TranslateOptions) -> Budget:
+    timed = doc.timed
     return segment_budget(
         char_length(prot.plain),
         ratio=opts.ratio,
         limits=opts.limits if timed else None,
-        duration_ms=duration_ms if timed else None,
+        duration_ms=seg.duration_ms if timed else None,
         markup_chars=prot.markup_chars if timed else 0,
         source_words=len(prot.plain.split()),
+        room=seg.room,  # a .pptx text box's share
     )
 
 
@@ -142,10 +141,10 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
     """Protect markup and compute each segment's budget (what `fitsub budget` shows)."""
     planned: list[PlannedSegment] = []
     for i, seg in enumerate(doc.segments):
-        prot = protect(seg.text, doc.format) if seg.translatable else None
+        prot = protect(seg.text, doc.markup) if seg.translatable else None
         if prot is not None and not prot.plain.strip():
             prot = None
-        budget = None if prot is None else _budget_for(prot, doc, seg.duration_ms, opts)
+        budget = None if prot is None else _budget_for(prot, doc, seg, opts)
         planned.append(PlannedSegment(i, seg.id, prot, budget))
     return planned
 
@@ -276,7 +275,7 @@ def _groups(planned: Sequence[PlannedSegment], doc: Document) -> list[list[int]]
         )
         for seg, p in zip(doc.segments, planned, strict=True)
     ]
-    if doc.format in ("srt", "vtt"):
+    if doc.timed:
         return group_cues(spans)
     return [[i] for i in range(len(spans))]
 
@@ -287,7 +286,7 @@ def _units(
     doc: Document,
     opts: TranslateOptions,
 ) -> list[_Unit]:
-    timed = doc.format in ("srt", "vtt")
+    timed = doc.timed
     units: list[_Unit] = []
     for gi, g in enumerate(groups):
         first = planned[g[0]]
@@ -451,7 +450,7 @@ def translate_document(
         p = planned[cue]
         if p.budget is None or p.protected is None or char_length(part) > p.budget.chars:
             return False
-        if doc.format not in ("srt", "vtt"):
+        if not doc.timed:
             return True
         room = _line_room(p.protected, opts.limits)
         return fits_layout(
@@ -633,7 +632,7 @@ def flag_segments(
 def _layout(text: str, doc: Document, opts: TranslateOptions, cpl: int | None = None) -> str:
     """Reflow fitted text into the subtitle slot (`cpl`: the line's room, default the limit's);
     slides keep one line per segment."""
-    if doc.format == "slides":
+    if not doc.timed:
         return text
     width = opts.limits.cpl if cpl is None else cpl
     return "\n".join(reflow(text, width, opts.limits.lines, lang=opts.lang))

@@ -1,4 +1,10 @@
-"""The comparison of fitted against unconstrained translations: rich tables and JSON."""
+"""The comparison of fitted against unconstrained translations: rich tables, TSV and JSON.
+
+The per-segment table has one definition (`comparison_rows`: a header and plain cells) and three
+layouts: a rich table for a terminal (numbers never wrap; the text column folds to the width
+left), tab-separated values when the output is not a terminal (stable: one line per segment,
+the same columns always, tabs and newlines inside a cell escaped), and JSON.
+"""
 
 from __future__ import annotations
 
@@ -47,7 +53,12 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
         ("flags", "left"),
         ("fitted text", "left"),
     ]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(  # numbers stay on one line; the texts take the width that is left
+            name,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=name not in ("flags", "fitted text", "limit"),
+            overflow="fold",
+        )
     for r in results:
         if r.budget is None:
             continue
@@ -141,11 +152,7 @@ def write_report(
     meta: dict[str, Any],
 ) -> None:
     """Write the comparison as JSON (atomically)."""
-    doc = {
-        "meta": meta,
-        "summary": summary.to_dict(),
-        "segments": [result_to_dict(r) for r in results],
-    }
+    doc = report_dict(results, summary, meta)
     atomic_write_text(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
@@ -200,3 +207,100 @@ def budget_summary_table(summary: BudgetSummary) -> Table:
             shown = str(value)
         table.add_row(str(key), shown)
     return table
+
+
+COMPARISON_HEADER = (
+    "index", "id", "source_chars", "budget", "asked", "limit", "unconstrained_chars",
+    "unconstrained_fits", "fitted_chars", "fits", "flags", "fitted",
+)  # fmt: skip
+
+
+def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
+    """The per-segment table as plain cells (`COMPARISON_HEADER` order), translated segments only."""
+    rows = []
+    for r in results:
+        if r.budget is None:
+            continue
+        b = r.budget
+        limit = [b.binding] + [
+            name
+            for name, on in (
+                ("too-small", b.too_small),
+                ("too-short", b.too_short),
+                ("markup-dropped", bool(r.markup_lost)),
+                ("term-lost", bool(r.terms_lost)),
+            )
+            if on
+        ]
+        rows.append(
+            [
+                str(r.index + 1),
+                r.id or "",
+                str(b.source_chars),
+                str(b.chars),
+                "" if r.requested is None else str(r.requested.chars),
+                ",".join(limit),
+                "" if r.unconstrained_chars is None else str(r.unconstrained_chars),
+                _yes_no(r.unconstrained_fits),
+                str(r.fitted_chars),
+                _yes_no(r.fits),
+                ",".join(f.name for f in r.flags),
+                r.fitted,
+            ]
+        )
+    return rows
+
+
+def _yes_no(ok: bool | None) -> str:
+    return "" if ok is None else ("yes" if ok else "no")
+
+
+def tsv_cell(text: str) -> str:
+    """A cell with backslash, tab, newline and carriage return escaped."""
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def comparison_tsv(results: Sequence[SegmentResult], summary: Summary) -> str:
+    """The per-segment table, then the summary (``# summary`` lines), as tab-separated values."""
+    lines = ["\t".join(COMPARISON_HEADER)]
+    lines += ["\t".join(tsv_cell(c) for c in row) for row in comparison_rows(results)]
+    lines += [
+        f"# summary\t{key}\t{tsv_cell(json.dumps(value, ensure_ascii=False))}"
+        for key, value in summary.to_dict().items()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def comparison_json(results: Sequence[SegmentResult], summary: Summary) -> str:
+    """The per-segment table and the summary as one JSON object."""
+    rows = [dict(zip(COMPARISON_HEADER, row, strict=True)) for row in comparison_rows(results)]
+    return (
+        json.dumps({"segments": rows, "summary": summary.to_dict()}, ensure_ascii=False, indent=2)
+        + "\n"
+    )
+
+
+def report_dict(
+    results: Sequence[SegmentResult], summary: Summary, meta: dict[str, Any]
+) -> dict[str, Any]:
+    """What `write_report` writes for one file."""
+    return {
+        "meta": meta,
+        "summary": summary.to_dict(),
+        "segments": [result_to_dict(r) for r in results],
+    }
+
+
+def write_batch_report(path: Path, files: Sequence[dict[str, Any]]) -> None:
+    """A batch run's report: one entry per file (`report_dict`, or its error) and the counts."""
+    failed = [f for f in files if f.get("status") == "failed"]
+    doc = {
+        "files": list(files),
+        "summary": {
+            "files": len(files),
+            "translated": len(files) - len(failed),
+            "failed": len(failed),
+            "segments": sum(f["summary"]["translated"] for f in files if "summary" in f),
+        },
+    }
+    atomic_write_text(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")

@@ -1,7 +1,10 @@
 """Subtitle and slide documents: the `Segment` / `Document` model, reading and writing files.
 
-One file per format lives in `fitsub.formats` (parse from / render to strings); this module picks
-the format, decodes bytes (`fitsub.encoding`) and writes atomically.
+One file per format lives in `fitsub.formats` (parse from / render to strings; .pptx from / to
+bytes); this module picks the format, decodes bytes (`fitsub.encoding`) and writes atomically.
+Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, through pysubs2), plain slide text
+(.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
+and PowerPoint (.pptx, through python-pptx: one segment per paragraph of a text frame).
 
 Policies (each tested in tests/test_formats_bad_input.py):
 
@@ -28,7 +31,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
-from fitsub.encoding import can_encode, decode_bytes, encode_text, read_text, split_text
+from fitsub.encoding import (
+    Decoded,
+    can_encode,
+    decode_bytes,
+    encode_text,
+    read_file_bytes,
+    read_text,
+    split_text,
+)
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_bytes
 
@@ -37,9 +48,22 @@ if TYPE_CHECKING:
 
     from fitsub.formats import Parsed
 
-Format = Literal["srt", "vtt", "slides"]
-FORMATS: tuple[Format, ...] = ("srt", "vtt", "slides")
-EXTENSIONS: dict[str, Format] = {".srt": "srt", ".vtt": "vtt", ".txt": "slides", ".md": "slides"}
+Format = Literal["srt", "vtt", "ass", "ssa", "slides", "markdown", "pptx"]
+FORMATS: tuple[Format, ...] = ("srt", "vtt", "ass", "ssa", "slides", "markdown", "pptx")
+EXTENSIONS: dict[str, Format] = {
+    ".srt": "srt",
+    ".vtt": "vtt",
+    ".ass": "ass",
+    ".ssa": "ssa",
+    ".txt": "slides",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".pptx": "pptx",
+}
+# Subtitle formats: cues with timings, reading speed and line limits; the others are slide text.
+TIMED_FORMATS: frozenset[str] = frozenset({"srt", "vtt", "ass", "ssa"})
+# Formats read from bytes as a whole (a zip package), not decoded as text.
+BINARY_FORMATS: frozenset[str] = frozenset({"pptx"})
 # The longest segment accepted, in visible characters (`fitsub.units.char_length` of the text
 # without markup). A subtitle cue holds about 2 x 42 characters; 1,000 leaves room for long
 # slide lines while rejecting files whose "cue" is really a whole document.
@@ -68,6 +92,7 @@ class Segment:
     settings: str = ""
     timing: str | None = None
     line: int | None = None
+    room: int | None = None  # characters its box holds (a .pptx text box's share); None: no box
 
     @property
     def duration_ms(self) -> int | None:
@@ -94,6 +119,22 @@ class Document:
     warnings: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
     bom: bool = False  # a UTF-16 BE file's byte-order mark, written back (`fitsub.encoding`)
+    # The input as read, for formats written by re-serialising it (ASS: text; .pptx: bytes).
+    source: str | bytes | None = None
+    detected_by: str = "utf-8"  # how the encoding was chosen (`fitsub.encoding.Decoded`)
+    confidence: float | None = None  # charset-normalizer's confidence, for a detected encoding
+
+    @property
+    def timed(self) -> bool:
+        """Whether the segments are timed subtitle cues (budgets from lines, CPL and CPS)."""
+        return self.format in TIMED_FORMATS
+
+    @property
+    def markup(self) -> Format:
+        """The markup flavour `fitsub.markup.protect` reads: ``srt`` / ``vtt``, else ``slides``."""
+        if self.format == "vtt":
+            return "vtt"
+        return "srt" if self.timed else "slides"
 
     def with_texts(self, texts: Sequence[str]) -> Document:
         """The same document (count, ids, timings, layout) with new segment texts.
@@ -117,31 +158,45 @@ class Document:
 
 def _safe_text(text: str, fmt: Format) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if fmt == "slides":
+    if fmt not in TIMED_FORMATS:
         return " ".join(part for part in text.split("\n") if part.strip()) if "\n" in text else text
     lines = [line.replace("-->", "->") for line in text.split("\n") if line.strip()]
     return "\n".join(lines)
 
 
+def with_target_language(doc: Document, lang: str) -> Document:
+    """The document with the language its metadata names set to `lang` (WebVTT ``Language:``)."""
+    if doc.format != "vtt" or not doc.gaps:
+        return doc
+    from fitsub.formats.vtt import set_language
+
+    return replace(doc, gaps=(set_language(doc.gaps[0], lang), *doc.gaps[1:]))
+
+
 def detect_format(path: Path) -> Format:
-    """The format a file's extension names (.srt, .vtt, .txt, .md); `InputError` otherwise."""
+    """The format a file's extension names (`EXTENSIONS`); `InputError` otherwise."""
     ext = path.suffix.lower()
     if ext not in EXTENSIONS:
         shown = repr(ext) if ext else "no extension"
-        raise InputError(path, f"unknown file type ({shown}); expected .srt, .vtt, .txt or .md")
+        known = ", ".join(EXTENSIONS)
+        raise InputError(path, f"unknown file type ({shown}); expected one of {known}")
     return EXTENSIONS[ext]
+
+
+def _check_format(fmt: str, path: Path | None) -> None:
+    if fmt not in FORMATS:
+        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
 def parse_document(text: str, fmt: Format, path: Path | None = None) -> Document:
     """Parse a document from a string (a leading BOM means ``utf-8-sig``); `InputError` if bad."""
-    if fmt not in FORMATS:
-        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    _check_format(fmt, path)
+    if fmt in BINARY_FORMATS:
+        raise InputError(path, f"a {fmt} file is read from bytes, not text")
     decoded = split_text(text)
     if not decoded.text.strip():
         raise InputError(path, "empty file")
-    return _build(
-        decoded.text, fmt, path, decoded.encoding, decoded.newline, decoded.mixed_newlines
-    )
+    return _build(decoded, fmt, path)
 
 
 def read_document(path: Path, fmt: Format | None = None, encoding: str | None = None) -> Document:
@@ -151,25 +206,20 @@ def read_document(path: Path, fmt: Format | None = None, encoding: str | None = 
     """
     path = Path(path)
     fmt = detect_format(path) if fmt is None else fmt
-    if fmt not in FORMATS:
-        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    decoded = read_text(path, encoding)
-    return _build(
-        decoded.text,
-        fmt,
-        path,
-        decoded.encoding,
-        decoded.newline,
-        decoded.mixed_newlines,
-        decoded.bom,
-    )
+    _check_format(fmt, path)
+    if fmt in BINARY_FORMATS:
+        return _build_binary(read_file_bytes(path), fmt, path)
+    return _build(read_text(path, encoding), fmt, path)
 
 
 def sniff_format(text: str) -> Format:
-    """The format of text without a file name: WEBVTT header → vtt, timing lines → srt, else slides."""
+    """The format of text without a file name: WEBVTT header → vtt, timing lines → srt,
+    ``[Script Info]`` → ass, else slides."""
     head = text.lstrip("\ufeff")[:4096]
     if head.startswith("WEBVTT"):
         return "vtt"
+    if head.lstrip().startswith("[Script Info]"):
+        return "ass"
     if "-->" in head:
         return "srt"
     return "slides"
@@ -179,55 +229,67 @@ def read_bytes_document(
     data: bytes, fmt: Format | None, path: Path | None = None, encoding: str | None = None
 ) -> Document:
     """Parse a document from raw bytes (encoding detected as for files; format sniffed if None)."""
+    if fmt is None and data.startswith(b"PK\x03\x04"):  # a zip package: .pptx
+        fmt = "pptx"
+    if fmt is not None:
+        _check_format(fmt, path)
+        if fmt in BINARY_FORMATS:
+            return _build_binary(data, fmt, path)
     decoded = decode_bytes(data, path, encoding)
     if fmt is None:
         fmt = sniff_format(decoded.text)
-    if fmt not in FORMATS:
-        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return _build(
-        decoded.text,
-        fmt,
-        path,
-        decoded.encoding,
-        decoded.newline,
-        decoded.mixed_newlines,
-        decoded.bom,
-    )
+    return _build(decoded, fmt, path)
 
 
-def _build(
-    text: str,
-    fmt: Format,
-    path: Path | None,
-    encoding: str,
-    newline: str,
-    mixed: bool,
-    bom: bool = False,
-) -> Document:
-    parsed = _codec(fmt)[0](text, path)
+def _build(decoded: Decoded, fmt: Format, path: Path | None) -> Document:
+    parsed = _codec(fmt)[0](decoded.text, path)
     warnings = list(parsed.warnings)
-    if mixed:
-        shown = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}[newline]
+    if decoded.mixed_newlines:
+        shown = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}[decoded.newline]
         warnings.insert(0, f"mixed line endings; the output uses {shown} throughout")
     return Document(
         path=path,
         format=fmt,
         segments=tuple(parsed.segments),
-        encoding=encoding,
-        newline=newline,
+        encoding=decoded.encoding,
+        newline=decoded.newline,
         warnings=tuple(warnings),
         gaps=tuple(parsed.gaps),
-        bom=bom,
+        bom=decoded.bom,
+        source=decoded.text if fmt in WHOLE_FORMATS else None,
+        detected_by=decoded.detected_by,
+        confidence=decoded.confidence,
+    )
+
+
+def _build_binary(data: bytes, fmt: Format, path: Path | None) -> Document:
+    import fitsub.formats.pptx as pptx
+
+    if not data:
+        raise InputError(path, "empty file")
+    parsed = pptx.parse(data, path)
+    return Document(
+        path=path,
+        format=fmt,
+        segments=tuple(parsed.segments),
+        encoding=pptx.ENCODING,
+        warnings=tuple(parsed.warnings),
+        source=data,
+        detected_by="given",
     )
 
 
 Codec: TypeAlias = (
     "tuple[Callable[[str, Path | None], Parsed], Callable[[Segment], str], tuple[str, str, str]]"
 )
+# Text formats written by re-serialising the whole source (`Document.source`), not block by block.
+WHOLE_FORMATS: frozenset[str] = frozenset({"ass", "ssa"})
 
 
 def _codec(fmt: Format) -> Codec:
-    """The parser, block renderer and default gaps (first, between, last) of a format."""
+    """The parser, block renderer and default gaps (first, between, last) of a text format."""
+    import fitsub.formats.ass as ass
+    import fitsub.formats.markdown as markdown
     import fitsub.formats.slides as slides
     import fitsub.formats.srt as srt
     import fitsub.formats.vtt as vtt
@@ -235,13 +297,23 @@ def _codec(fmt: Format) -> Codec:
     codecs: dict[str, Codec] = {
         "srt": (srt.parse, srt.render_block, srt.DEFAULT_GAPS),
         "vtt": (vtt.parse, vtt.render_block, vtt.DEFAULT_GAPS),
+        "ass": (ass.parse, ass.render_block, ass.DEFAULT_GAPS),
+        "ssa": (ass.parse, ass.render_block, ass.DEFAULT_GAPS),
         "slides": (slides.parse, slides.render_block, slides.DEFAULT_GAPS),
+        "markdown": (markdown.parse, markdown.render_block, markdown.DEFAULT_GAPS),
     }
+    if fmt not in codecs:
+        raise ValueError(f"{fmt} is not a text format")
     return codecs[fmt]
 
 
 def render_document(doc: Document) -> str:
     """The document as text, with its own line endings (no BOM: that is the encoding's job)."""
+    if doc.format in WHOLE_FORMATS:
+        import fitsub.formats.ass as ass
+
+        text = ass.render(doc)
+        return text if doc.newline == "\n" else text.replace("\n", doc.newline)
     _, render_block, (first, between, last) = _codec(doc.format)
     n = len(doc.segments)
     gaps = doc.gaps
@@ -278,6 +350,10 @@ def document_bytes(
     doc: Document, path: Path | None = None, encoding: str | None = None
 ) -> tuple[bytes, str]:
     """The rendered document encoded as `write_document` writes it, and the encoding used."""
+    if doc.format in BINARY_FORMATS:
+        import fitsub.formats.pptx as pptx
+
+        return pptx.render(doc), doc.encoding
     text = render_document(doc)
     chosen = encoding or doc.encoding
     if encoding is None and not can_encode(text, chosen):

@@ -1,6 +1,9 @@
 """Write MODEL_CARD.md for a starter model (models/en-de, en-fr, en-es) from its run and eval.
 
-    python scripts/starter_model_card.py LANG RUN_DIR EVAL_JSON > models/en-LANG/MODEL_CARD.md
+    python scripts/starter_model_card.py LANG RUN_DIR EVAL_JSON [PRIOR_LOG] > models/en-LANG/MODEL_CARD.md
+
+PRIOR_LOG: the training log of the model a `CONTINUE=1` run started from (its updates, tokens,
+minutes and dev curve are counted first).
 
 RUN_DIR is the training run (its train_log.jsonl gives the updates, the wall time, the tokens
 seen and the dev curve); EVAL_JSON is `fitsub eval --json` on the test sets. The data section
@@ -29,15 +32,39 @@ LICENSES = {
 }
 
 
-def main(lang: str, run: Path, eval_json: Path) -> str:
-    log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
-    start = next(e for e in log if e["event"] == "start")
-    steps = [e for e in log if e["event"] == "step"]
-    evals = [e for e in log if e["event"] == "eval"]
-    tokens = sum(e["tokens"] for e in steps)
-    minutes = steps[-1]["elapsed"] / 60 if steps else 0.0
-    last = max(e["step"] for e in log if "step" in e)
-    curve = "; ".join(f"{e['step']}: {e['dev_loss']:.2f}, {e['dev_bleu']:.1f}" for e in evals)
+def _stages(run: Path, before: Path | None) -> list[list[dict]]:
+    """The training logs, oldest first: `before` (the shipped model's log, when this run
+    continued it with `--init-from`) and the run's own."""
+    paths = ([before] if before is not None else []) + [run / "train_log.jsonl"]
+    return [[json.loads(x) for x in p.read_text().splitlines()] for p in paths]
+
+
+def main(lang: str, run: Path, eval_json: Path, before: Path | None = None) -> str:
+    stages = _stages(run, before)
+    start = next(e for e in stages[0] if e["event"] == "start")
+    tokens, minutes, offset, points = 0, 0.0, 0, []
+    for log in stages:  # updates continue counting across a continuation
+        steps = [e for e in log if e["event"] == "step"]
+        tokens += sum(e["tokens"] for e in steps)
+        minutes += steps[-1]["elapsed"] / 60 if steps else 0.0
+        points += [(offset + e["step"], e) for e in log if e["event"] == "eval"]
+        offset += max(e["step"] for e in log if "step" in e)
+    last = offset
+    curve = "; ".join(f"{k}: {e['dev_loss']:.2f}, {e['dev_bleu']:.1f}" for k, e in points)
+    if before is not None:
+        curve += (
+            f" (from update {offset - max(e['step'] for e in stages[-1] if 'step' in e)}: a"
+            " continuation from the shipped model with a fresh optimizer and warm-up, on the"
+            " same 1,000 held-out dev pairs)"
+        )
+    then = ""
+    if before is not None:
+        cont = next(e for e in stages[-1] if e["event"] == "start")["config"]
+        then = (
+            f", then `CONTINUE=1 MINUTES={round(cont['max_time'] / 60)} LANGS={lang}"
+            " scripts/train_starter_de_fr_es.sh` (the same command with `--init-from"
+            f" models/en-{lang}`, into runs/en-{lang}-cont)"
+        )
     corpora = start["config"]["corpora"]
     rows = []
     for c in corpora:
@@ -80,7 +107,7 @@ for en→it (empty pairs, > 1,000 characters, character ratio outside [1/3, 3], 
 
 ## Training
 `MINUTES=38 LANGS={lang} scripts/train_starter_de_fr_es.sh` (= `fitsub train` with the en→it
-recipe, `--max-time 38m --threads 1`, then `fitsub export … --dtype float16`). Hardware: 2 CPU
+recipe, `--max-time 38m --threads 1`, then `fitsub export … --dtype float16`){then}. Hardware: 2 CPU
 cores shared with other work (other training and test runs), bf16 autocast.
 Dev curve (update: loss, BLEU greedy with the oracle length on 200 held-out pairs): {curve}.
 
@@ -94,4 +121,5 @@ source's characters without spaces). Command:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])))
+    prior = Path(sys.argv[4]) if len(sys.argv) > 4 else None
+    sys.stdout.write(main(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), prior))

@@ -56,6 +56,8 @@ def test_translate_srt_keeps_cues_and_every_fitted_cue_fits(
             "2",
             "--report",
             str(report),
+            "--table-format",  # captured output is not a terminal: ask for the rich tables
+            "rich",
         ]
     )
     assert code == 0

@@ -125,8 +125,9 @@ def test_an_srt_given_as_vtt_is_named() -> None:
 
 def test_unknown_and_missing_extensions() -> None:
     assert detect_format(Path("a.SRT")) == "srt"
-    assert detect_format(Path("deck.md")) == "slides"
-    for name in ("talk.ass", "talk"):
+    assert detect_format(Path("deck.md")) == "markdown"  # .txt stays line-based "slides"
+    assert detect_format(Path("talk.ass")) == "ass"
+    for name in ("talk.sub", "talk"):
         with pytest.raises(InputError, match="unknown file type"):
             detect_format(Path(name))
 

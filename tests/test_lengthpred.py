@@ -295,6 +295,7 @@ def test_translate_with_predicted_lengths_end_to_end(
     src.write_bytes((SAMPLES / "talk.srt").read_bytes())
     report = tmp_path / "report.json"
     args = ["translate", str(src), "--model", str(model_dir), "--beam", "2", "--ratio", "0.9"]
+    args += ["--table-format", "rich"]  # captured output is not a terminal: ask for rich tables
     code = run(
         [*args, "--length-policy", "predicted", "--length-predictor", str(predictor_dir)]
         + ["--report", str(report)]

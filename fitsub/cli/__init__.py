@@ -10,10 +10,12 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from typer.core import TyperOption
 
 from fitsub.errors import FitsubError
 
@@ -21,18 +23,46 @@ app = typer.Typer(
     name="fitsub",
     help="Translate subtitles and slide text so that each translation fits its source's space.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
     pretty_exceptions_enable=False,
 )
 
+
+def _flag_type(self: TyperOption, ctx: Any) -> str | None:
+    """No ``<bool>`` beside a plain flag in ``--help`` (``--strict``, ``--help`` itself)."""
+    if self.is_flag and self.metavar is None:
+        return None
+    return _typer_type(self, ctx)
+
+
+# Typer shows the type of every option in its rich help, ``<bool>`` for flags too, with no
+# setting to turn that off: the one place fitsub changes a library's behaviour.
+_typer_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+
 _DEBUG_ENV = "FITSUB_DEBUG"
+
+
+def _version(value: bool) -> None:
+    if value:
+        from fitsub import __version__
+
+        typer.echo(f"fitsub {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print fitsub's version and exit.",
+        callback=_version,
+        is_eager=True,
+    ),
 ) -> None:
-    """fitsub: length-controlled translation of subtitles (SRT, WebVTT) and slides."""
+    """fitsub: length-controlled translation of subtitles (SRT, WebVTT, ASS) and slides."""
     if debug:
         os.environ[_DEBUG_ENV] = "1"
 

@@ -15,6 +15,9 @@ def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A training checkpoint (e.g. runs/NAME/best)."),
     out: Path = typer.Argument(..., help="The model directory to write (e.g. models/en-it)."),
     dtype: str = typer.Option("float16", "--dtype", help="float16, bfloat16 or float32 weights."),
+    int8: bool = typer.Option(
+        False, "--int8", help="Store linear weights as int8 + per-channel scales (CPU int8 model)."
+    ),
     force: bool = typer.Option(
         False, "--force", help="Replace OUT even if it holds files (e.g. the shipped model)."
     ),
@@ -23,6 +26,9 @@ def export_cmd(
 
     OUT must be new or empty unless --force; with --force it is replaced as a whole (an old
     MODEL_CARD.md is removed, not left beside weights it does not describe).
+
+    --int8 stores every linear weight as int8 with a float32 scale per output channel (other
+    tensors in --dtype); loading on CPU rebuilds dynamically quantised int8 layers from them.
 
     Example: fitsub export runs/en-it/best models/en-it --dtype float16 --force
     """
@@ -40,9 +46,10 @@ def export_cmd(
     if held and not force:
         shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
         raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
-    path = export_checkpoint(checkpoint, out, dtype)
+    path = export_checkpoint(checkpoint, out, dtype, int8=int8)
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
-    print(f"wrote {path} ({size / 1e6:.1f} MB, {dtype} weights)")
+    kind = f"int8 linear weights, {dtype} others" if int8 else f"{dtype} weights"
+    print(f"wrote {path} ({size / 1e6:.1f} MB, {kind})")
     dropped = [name for name in held if not (path / name).exists()]
     if dropped:
         print(f"removed from the old {out}: {', '.join(dropped)}")

@@ -87,7 +87,10 @@ def train_cmd(
     tgt: str = typer.Option(_D.tgt_lang, "--tgt", help="Target language code (file suffix)."),
     method: str = typer.Option(_D.method, "--method", help=f"Length method: {', '.join(METHODS)}."),
     arch: str = typer.Option(
-        _D.arch, "--arch", help="ar (autoregressive) or cmlm (non-autoregressive, mask-predict)."
+        _D.arch,
+        "--arch",
+        help="ar (autoregressive), or non-autoregressive: cmlm (mask-predict) or levt "
+        "(Levenshtein Transformer, perLDPE in its placeholder classifier).",
     ),
     noise: int = typer.Option(_D.noise, "--noise", min=0, help="Length perturbation window k."),
     noise_mode: str = typer.Option(
@@ -140,6 +143,12 @@ def train_cmd(
         "--patience",
         min=0,
         help="Evaluations without improvement before stopping (0: never).",
+    ),
+    keep_checkpoints: int = typer.Option(
+        _D.keep_checkpoints,
+        "--keep-checkpoints",
+        min=0,
+        help="Keep the last N evaluated weights in OUT/steps for `fitsub average` (0: none).",
     ),
     bleu_sentences: int = typer.Option(
         _D.bleu_sentences,
@@ -208,6 +217,7 @@ def train_cmd(
             max_steps=max_steps, max_epochs=max_epochs,
             max_time=None if max_time is None else parse_duration(max_time),
             log_every=log_every, eval_every=eval_every, patience=patience,
+            keep_checkpoints=keep_checkpoints,
             bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
             threads=threads, device=device, resume=resume,
         )  # fmt: skip

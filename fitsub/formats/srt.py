@@ -1,8 +1,8 @@
-"""SubRip (.srt): validated line by line here, each cue then parsed by pysrt.
+"""SubRip (.srt): parsed and validated line by line here; this parser is the reference.
 
 pysrt is lax: it silently drops text that follows a blank line inside a cue and reads broken
-timestamps as best it can. So blocks are split and checked here first (errors name the line),
-then every block goes through `pysrt.SubRipItem.from_lines`, and its times and number must agree.
+timestamps as best it can; so fitsub parses SRT itself (errors name the line) and parses once.
+tests/test_parse_once.py cross-checks this parser against pysrt (cue count, numbers, times).
 
 Accepted timing lines: ``H:MM:SS,mmm --> H:MM:SS,mmm`` (1-3 hour digits, ``.`` also accepted as
 the decimal separator, as players do), optionally followed by coordinates (``X1:… Y2:…``) that
@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import NoReturn
-
-import pysrt
 
 from fitsub.errors import InputError
 from fitsub.formats import (
@@ -106,7 +104,6 @@ def parse(text: str, path: Path | None = None) -> Parsed:
                     "timing line inside a cue's text (missing blank line between cues?)",
                     block.line + timing_at + 1 + k,
                 )
-        _check_with_pysrt(lines, start, end, cue_id, path, block.line)
         cue_text = "\n".join(body)
         canonical = f"{format_ms(start, ',')} --> {format_ms(end, ',')}"
         # a timing line rendered the same from the times is not stored (memory, long files)
@@ -156,28 +153,6 @@ def _no_timing(line: int, lines: list[str], segments: list[Segment], path: Path 
     raise InputError(
         path, f"not an SRT file: expected a cue number then a timing line ({_TIMING_HELP})", line
     )
-
-
-def _check_with_pysrt(
-    lines: list[str], start: int, end: int, cue_id: str | None, path: Path | None, line: int
-) -> None:
-    """Parse the block with pysrt and check it reads the same times and number."""
-    try:
-        # pysrt wants two lines; an unnumbered empty cue has only its timing line.
-        item = pysrt.SubRipItem.from_lines(lines if len(lines) > 1 else [*lines, ""])
-    except (pysrt.Error, ValueError) as err:
-        raise InputError(path, f"pysrt cannot read this cue ({type(err).__name__})", line) from None
-    if (item.start.ordinal, item.end.ordinal) != (start, end):
-        raise InputError(
-            path, "pysrt reads this cue's times differently; check the timestamps", line
-        )
-    expected: int | str = cue_id or ""
-    try:  # pysrt keeps the number as int(...) when that works, else as the string
-        expected = int(expected)
-    except ValueError:
-        pass
-    if cue_id is not None and item.index != expected:
-        raise InputError(path, f"pysrt reads cue number {item.index!r}, not {cue_id!r}", line)
 
 
 def render_block(seg: Segment) -> str:

@@ -1,11 +1,11 @@
-"""WebVTT (.vtt): blocks checked here with line numbers, cues then parsed by webvtt-py.
+"""WebVTT (.vtt): parsed and validated block by block here; this parser is the reference.
 
 webvtt-py 0.6 reads cues, identifiers, settings, STYLE, REGION and NOTE blocks, but rewrites
 them on output (comments move, settings are re-serialised) and silently drops malformed cue
-blocks. So the raw text of every non-cue block (the ``WEBVTT`` header with its metadata,
-STYLE, REGION, NOTE) is kept verbatim in `Document.gaps`, each cue's timing line in
-`Segment.timing`, and webvtt-py's reading of the whole file must agree with ours (cue count,
-identifiers, times).
+blocks. So fitsub parses WebVTT itself, once: the raw text of every non-cue block (the
+``WEBVTT`` header with its metadata, STYLE, REGION, NOTE) is kept verbatim in `Document.gaps`,
+each cue's timing line in `Segment.timing`. tests/test_parse_once.py cross-checks this
+parser against webvtt-py (cue count, identifiers, times).
 
 Blocks follow the WebVTT rules: an empty line ends a block, and a line with ``-->`` that cannot
 be the block's timing line starts a new cue. Leniency where nothing is lost (real exports have
@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import webvtt
-from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from fitsub.errors import InputError
 from fitsub.formats import (
@@ -128,11 +125,6 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             raise InputError(path, problem, block.line)
     if not segments:
         raise InputError(path, "no cues in this WebVTT file")
-    if spaces:
-        text_for_check = "\n".join("" if n in spaces else ln for n, ln in enumerate(lines, 1))
-    else:
-        text_for_check = text
-    _check_with_webvtt(text_for_check, segments, path)
     warnings = check_cues(segments, "vtt", path)
     if spaces:
         first = min(spaces)
@@ -180,28 +172,6 @@ def _cue(block: Block, index: int, path: Path | None) -> Segment:
     )
 
 
-def _check_with_webvtt(text: str, segments: list[Segment], path: Path | None) -> None:
-    """Parse the whole file with webvtt-py and check it reads the same cues."""
-    try:
-        captions = webvtt.from_string(text).captions
-    except (MalformedFileError, MalformedCaptionError) as err:
-        raise InputError(path, f"webvtt-py cannot read this file: {err}") from None
-    for seg, cap in zip(segments, captions, strict=False):
-        same = (
-            cap.start_time.in_milliseconds() == seg.start_ms
-            and cap.end_time.in_milliseconds() == seg.end_ms
-            and (cap.identifier or None) == seg.id
-        )
-        if not same:
-            raise InputError(
-                path, "webvtt-py reads this cue differently; check its timing line", seg.line
-            )
-    if len(captions) != len(segments):
-        raise InputError(
-            path, f"webvtt-py reads {len(captions)} cues where fitsub reads {len(segments)}"
-        )
-
-
 def render_block(seg: Segment) -> str:
     """One cue as WebVTT lines (no trailing newline): identifier, timing line, text."""
     assert seg.start_ms is not None and seg.end_ms is not None
@@ -214,3 +184,17 @@ def render_block(seg: Segment) -> str:
     if seg.text:
         lines.append(seg.text)
     return "\n".join(lines)
+
+
+_LANGUAGE = re.compile(r"^(Language:[ \t]*)\S.*$", re.MULTILINE)
+
+
+def set_language(header: str, lang: str) -> str:
+    """The header block (``WEBVTT`` line and its metadata) with ``Language:`` set to `lang`.
+
+    Only the header's own lines (up to its first empty line) change; a header without a
+    ``Language:`` line is returned as it is.
+    """
+    end = header.find("\n\n")
+    head, rest = (header, "") if end < 0 else (header[:end], header[end:])
+    return _LANGUAGE.sub(lambda m: m.group(1) + lang, head, count=1) + rest

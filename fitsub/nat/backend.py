@@ -1,4 +1,4 @@
-"""`NATBackend`: the `fitsub.backend.TranslationBackend` over a CMLM checkpoint.
+"""`NATBackend`: the `fitsub.backend.TranslationBackend` over a CMLM or LevT checkpoint.
 
 Per request, the piece count comes from the requested length: n0 = round(target_chars /
 chars_per_piece) (chars_per_piece measured at training time); without a requested length, from the
@@ -10,6 +10,12 @@ fewest possible characters exceed the budget are dropped and the decoder keeps w
 by construction. The candidates are ordered by their average log-probability (Ghazvininejad et al.
 2019, sec. 3) less `length_weight * |chars - target| / target` (as the AR n-best re-ranking,
 `fitsub.nmt.search.rerank_key`); candidates reaching `min_chars` come first.
+
+A Levenshtein Transformer (`fitsub.nat.levt_decode`) is given the piece count as its placeholder
+classifier's length signal and chooses its own length; it is decoded with one length by default
+(`length_candidates`), the insertions capped and the placeholders filled within the budget by
+construction. When a LevT output's detokenised text misses the budget, the latest earlier
+iteration's output that fits replaces it (whole pieces, never a cut word).
 
 Verification: each candidate's detokenised text is measured with `fitsub.units` and compared with
 the budget. When no candidate fits (a budget below one piece, or detokenisation differing from the
@@ -27,8 +33,11 @@ import torch
 
 from fitsub.backend import Candidate, Request
 from fitsub.errors import InputError
-from fitsub.nat.checkpoint import is_cmlm_checkpoint, load_cmlm
+from fitsub.nat.checkpoint import is_nat_checkpoint, load_nat
 from fitsub.nat.decode import mask_predict, min_costs
+from fitsub.nat.levt import LevT
+from fitsub.nat.levt_decode import levt_decode
+from fitsub.nat.model import ARCH_KEY
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
 from fitsub.nmt.tokenizer import SPACE
@@ -57,31 +66,34 @@ class _Out:
 
 
 class NATBackend:
-    """Length-controlled non-autoregressive translation with a CMLM checkpoint."""
+    """Length-controlled non-autoregressive translation with a CMLM or LevT checkpoint."""
 
     def __init__(
         self,
         model_dir: Path,
         device: str = "auto",
         iterations: int = 10,
-        length_candidates: int = 3,
+        length_candidates: int | None = None,
         length_weight: float = 1.0,
         batch_size: int = 32,
         threads: int | None = None,
     ) -> None:
         from fitsub.device import resolve_device
 
-        if iterations < 1 or length_candidates < 1 or batch_size < 1:
+        if iterations < 1 or (length_candidates or 1) < 1 or batch_size < 1:
             raise InputError(None, "iterations, length candidates and batch size must be >= 1")
         self.device = resolve_device(device)
         if threads is not None and self.device.type == "cpu":
             torch.set_num_threads(max(1, threads))
-        self.model, self.tokenizer, self.cfg, self.meta = load_cmlm(model_dir, self.device)
+        self.model, self.tokenizer, self.cfg, self.meta = load_nat(model_dir, self.device)
+        self.arch = str(self.cfg.extra.get(ARCH_KEY))
+        if length_candidates is None:  # a LevT chooses its own length around the signal
+            length_candidates = 1 if isinstance(self.model, LevT) else 3
         if self.cfg.length_token and self.cfg.length_thresholds is None:
             raise InputError(model_dir, "model uses length tokens but stores no thresholds")
         self.iterations, self.length_candidates = iterations, length_candidates
         self.length_weight, self.batch_size = length_weight, batch_size
-        self.name = f"nat:{Path(model_dir).name}:cmlm-{self.cfg.method}"
+        self.name = f"nat:{Path(model_dir).name}:{self.arch}-{self.cfg.method}"
         self.chars_per_piece = float(self.cfg.extra.get("chars_per_piece") or 4.0)
         self.length_ratio = float(self.cfg.extra.get("length_ratio") or 1.0)
         self.min_first, self.min_later = min_costs(self.model)
@@ -139,6 +151,8 @@ class NATBackend:
         if any(r.budget is not None for r in rows):
             budget = torch.tensor([-1 if r.budget is None else r.budget for r in rows])
         bare = torch.tensor([requests[r.req].no_space for r in rows])
+        if isinstance(self.model, LevT):
+            return self._decode_levt(rows, requests, src, lengths, budget, bare)
         out = mask_predict(
             self.model,
             src.to(self.device),
@@ -153,6 +167,43 @@ class NATBackend:
             text = self.tokenizer.decode(row[: r.pieces])
             n = chars_no_space(text) if requests[r.req].no_space else char_length(text)
             res.append(_Out(text, float(lp), float(lp) / r.pieces, n))
+        return res
+
+    def _decode_levt(
+        self,
+        rows: list[_Row],
+        requests: Sequence[Request],
+        src: torch.Tensor,
+        lengths: torch.Tensor,
+        budget: torch.Tensor | None,
+        bare: torch.Tensor,
+    ) -> list[_Out]:
+        """Decode rows with the LevT; a text over its budget falls back on the latest earlier
+        iteration's output that fits (module docstring)."""
+        assert isinstance(self.model, LevT)
+        out = levt_decode(
+            self.model,
+            src.to(self.device),
+            lengths,
+            self.iterations,
+            budget,
+            bare if bool(bare.any()) else None,
+        )
+        steps = [(out.tokens, out.logp), *reversed(out.history)]
+        res = []
+        for j, r in enumerate(rows):
+            no_space = requests[r.req].no_space
+            tried: list[_Out] = []
+            for toks, lps in steps:
+                ids = [i for i in toks[j].tolist() if i != self.cfg.pad_id]
+                text = self.tokenizer.decode(ids)
+                n = chars_no_space(text) if no_space else char_length(text)
+                lp = float(lps[j].sum())
+                tried.append(_Out(text, lp, lp / max(len(ids), 1), n))
+                if r.budget is None or n <= r.budget:
+                    break
+            fits = r.budget is None or tried[-1].chars <= r.budget
+            res.append(tried[-1] if fits else tried[0])  # none fits: the final one, flagged later
         return res
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
@@ -202,12 +253,12 @@ def open_backend(
     threads: int | None = None,
     iterations: int = 10,
 ) -> NMTBackend | NATBackend:
-    """The backend for a fitsub checkpoint: `NATBackend` for a CMLM (its config's
-    `extra.arch == "cmlm"`), else the autoregressive `NMTBackend` (beam search)."""
+    """The backend for a fitsub checkpoint: `NATBackend` for a CMLM or a LevT (its config's
+    `extra.arch`), else the autoregressive `NMTBackend` (beam search)."""
     # looked up when called (tests stand a double in for fitsub.nmt.backend)
     from fitsub.nmt.backend import NMTBackend
 
-    if is_cmlm_checkpoint(model_dir):
+    if is_nat_checkpoint(model_dir):
         return NATBackend(
             model_dir, device=device, iterations=iterations, batch_size=batch_size, threads=threads
         )

@@ -1,8 +1,9 @@
-"""CMLM checkpoints: fitsub's checkpoint directory format, unchanged.
+"""Non-autoregressive checkpoints (CMLM, LevT): fitsub's checkpoint directory format, unchanged.
 
-A CMLM is saved with `fitsub.nmt.checkpoint.save_checkpoint` (config.json + model.safetensors +
-spm.model, never pickled); its `ModelConfig.extra["arch"]` is "cmlm", which is how loaders tell it
-from an autoregressive model (`is_cmlm_checkpoint`).
+A student is saved with `fitsub.nmt.checkpoint.save_checkpoint` (config.json + model.safetensors +
+spm.model, never pickled); its `ModelConfig.extra["arch"]` is "cmlm" or "levt", which is how
+loaders tell it from an autoregressive model (`checkpoint_arch`). Loading reads JSON and
+safetensors only.
 """
 
 from __future__ import annotations
@@ -16,16 +17,42 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 
 from fitsub.errors import InputError
-from fitsub.nat.model import ARCH_KEY, CMLM, CMLM_ARCH, is_cmlm
+from fitsub.nat.levt import LEVT_ARCH, LevT
+from fitsub.nat.model import ARCH_KEY, CMLM, CMLM_ARCH
 from fitsub.nmt.checkpoint import CONFIG, SPM, WEIGHTS, read_config
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.tokenizer import Tokenizer
 
+NAT_ARCHS = (CMLM_ARCH, LEVT_ARCH)
+NATModel = CMLM | LevT
+
+
+def nat_config(cfg: ModelConfig, arch: str) -> ModelConfig:
+    """`cfg` as a student's config: arch marked, length encodings counted in pieces."""
+    if arch not in NAT_ARCHS:
+        raise ValueError(f"not a non-autoregressive arch: {arch!r}")
+    return replace(cfg, length_unit="subword", extra={**cfg.extra, ARCH_KEY: arch})
+
 
 def cmlm_config(cfg: ModelConfig) -> ModelConfig:
-    """`cfg` as a CMLM's config: arch marked, length encodings counted in pieces."""
-    extra = {**cfg.extra, ARCH_KEY: CMLM_ARCH}
-    return replace(cfg, length_unit="subword", extra=extra)
+    """`cfg` as a CMLM's config."""
+    return nat_config(cfg, CMLM_ARCH)
+
+
+def levt_config(cfg: ModelConfig) -> ModelConfig:
+    """`cfg` as a Levenshtein Transformer's config."""
+    return nat_config(cfg, LEVT_ARCH)
+
+
+def build_nat(cfg: ModelConfig, tokenizer: Tokenizer) -> NATModel:
+    """A fresh CMLM or LevT (by `cfg.extra["arch"]`) whose character tables come from
+    `tokenizer`."""
+    if cfg.vocab_size != tokenizer.vocab_size:
+        raise ValueError(
+            f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
+        )
+    cls = LevT if cfg.extra.get(ARCH_KEY) == LEVT_ARCH else CMLM
+    return cls(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
 def build_cmlm(cfg: ModelConfig, tokenizer: Tokenizer) -> CMLM:
@@ -37,31 +64,42 @@ def build_cmlm(cfg: ModelConfig, tokenizer: Tokenizer) -> CMLM:
     return CMLM(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
-def is_cmlm_checkpoint(path: str | Path) -> bool:
-    """Whether the checkpoint directory `path` holds a CMLM (False for anything else)."""
+def checkpoint_arch(path: str | Path) -> str | None:
+    """The arch of a checkpoint directory ("ar", "cmlm", "levt"); None for no checkpoint."""
     try:
         meta = read_config(path)
     except InputError:
-        return False
+        return None
     extra = meta["model"].get("extra")
-    return isinstance(extra, dict) and extra.get(ARCH_KEY) == CMLM_ARCH
+    arch = extra.get(ARCH_KEY, "ar") if isinstance(extra, dict) else "ar"
+    return str(arch)
 
 
-def load_cmlm(
+def is_nat_checkpoint(path: str | Path) -> bool:
+    """Whether the checkpoint directory `path` holds a CMLM or a LevT."""
+    return checkpoint_arch(path) in NAT_ARCHS
+
+
+def is_cmlm_checkpoint(path: str | Path) -> bool:
+    """Whether the checkpoint directory `path` holds a CMLM (False for anything else)."""
+    return checkpoint_arch(path) == CMLM_ARCH
+
+
+def load_nat(
     path: str | Path, device: str | torch.device = "cpu"
-) -> tuple[CMLM, Tokenizer, ModelConfig, dict[str, Any]]:
-    """(CMLM in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
+) -> tuple[NATModel, Tokenizer, ModelConfig, dict[str, Any]]:
+    """(CMLM or LevT in eval mode, float32, on `device`; tokenizer; config; config.json)."""
     d = Path(path)
     meta = read_config(d)
     try:
         cfg = ModelConfig.from_dict(meta["model"])
     except (TypeError, ValueError) as err:
         raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if not is_cmlm(cfg):
-        raise InputError(d, "not a CMLM checkpoint (an autoregressive model)")
+    if cfg.extra.get(ARCH_KEY) not in NAT_ARCHS:
+        raise InputError(d, "not a non-autoregressive checkpoint (an autoregressive model)")
     tokenizer = Tokenizer.load(d / SPM)
     try:
-        model = build_cmlm(cfg, tokenizer)
+        model = build_nat(cfg, tokenizer)
     except ValueError as err:
         raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
     try:
@@ -75,4 +113,24 @@ def load_cmlm(
         first = str(err).strip().splitlines()[0]
         raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
     model.to(device).eval()
+    return model, tokenizer, cfg, meta
+
+
+def load_cmlm(
+    path: str | Path, device: str | torch.device = "cpu"
+) -> tuple[CMLM, Tokenizer, ModelConfig, dict[str, Any]]:
+    """(CMLM in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
+    model, tokenizer, cfg, meta = load_nat(path, device)
+    if not isinstance(model, CMLM):
+        raise InputError(path, f"not a CMLM checkpoint (a {cfg.extra.get(ARCH_KEY)} model)")
+    return model, tokenizer, cfg, meta
+
+
+def load_levt(
+    path: str | Path, device: str | torch.device = "cpu"
+) -> tuple[LevT, Tokenizer, ModelConfig, dict[str, Any]]:
+    """(LevT in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
+    model, tokenizer, cfg, meta = load_nat(path, device)
+    if not isinstance(model, LevT):
+        raise InputError(path, f"not a LevT checkpoint (a {cfg.extra.get(ARCH_KEY)} model)")
     return model, tokenizer, cfg, meta

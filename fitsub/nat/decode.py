@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from fitsub.nat.levt import LevT
 from fitsub.nat.model import CMLM
 
 NEG_INF = float("-inf")
@@ -51,7 +52,7 @@ class Decoded:
     chars: Tensor
 
 
-def piece_costs(model: CMLM) -> tuple[Tensor, Tensor, Tensor]:
+def piece_costs(model: CMLM | LevT) -> tuple[Tensor, Tensor, Tensor]:
     """(first, later, banned): characters a piece adds as the first piece / later (V,) and the
     pieces never generated (V,) bool."""
     pc, lead = model.piece_chars, model.leading_space
@@ -59,7 +60,7 @@ def piece_costs(model: CMLM) -> tuple[Tensor, Tensor, Tensor]:
     return pc - lead, pc, banned
 
 
-def min_costs(model: CMLM) -> tuple[int, int]:
+def min_costs(model: CMLM | LevT) -> tuple[int, int]:
     """The fewest characters a generable piece adds as the first piece and as a later one."""
     first, later, banned = piece_costs(model)
     big = 1 << 30
@@ -109,8 +110,7 @@ def mask_predict(
     if budget is not None:
         limit = budget.to(dev)
         limit = torch.where(limit < 0, torch.full_like(limit, 1 << 30), limit)
-    cheap_first = torch.nonzero(first.eq(m_first) & ~banned)[:, 0]  # ids of the cheapest pieces
-    cheap_later = torch.nonzero(later.eq(m_later) & ~banned)[:, 0]
+    cheap = cheapest_pieces(model)
     weight = model.embed.weight  # (V, D) the tied output projection
     for it in range(iterations):
         if it == 0:
@@ -132,16 +132,11 @@ def mask_predict(
         if limit is None:
             best_lp[rb, rt], best_id[rb, rt] = logp.max(dim=-1)
         else:
-            top_lp, top_id = logp.topk(min(TOP_K, logp.size(1)), dim=-1)  # (M, k)
-            f = logp[:, cheap_first].argmax(dim=-1)  # the best cheapest piece per cost table
-            later_id = cheap_later[logp[:, cheap_later].argmax(dim=-1)]
-            cheap = torch.where(use_first[rb, rt], cheap_first[f], later_id)  # (M,)
-            cand_id = torch.cat((top_id, cheap[:, None]), dim=1)  # (M, k+1)
-            cand_lp = torch.cat((top_lp, logp.gather(1, cheap[:, None])), dim=1)
+            cand_id, cand_lp = fill_candidates(logp, use_first[rb, rt], cheap)  # (M, k+1)
             dense_id = torch.zeros(B, N, cand_id.size(1), dtype=torch.long, device=dev)
             dense_lp = torch.full((B, N, cand_id.size(1)), NEG_INF, device=dev)
             dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
-            best_id, best_lp = _fill_within_budget(
+            best_id, best_lp = fill_within_budget(
                 dense_id, dense_lp, mask, tokens, valid, use_first, least, limit, first, later
             )
         tokens = torch.where(mask, best_id, tokens)
@@ -150,7 +145,32 @@ def mask_predict(
     return Decoded(tokens, logp_tok * valid, costs.sum(dim=1))
 
 
-def _fill_within_budget(
+def cheapest_pieces(model: CMLM | LevT) -> tuple[Tensor, Tensor]:
+    """Ids of the generable pieces of fewest characters as the first piece / as a later one."""
+    first, later, banned = piece_costs(model)
+    m_first, m_later = min_costs(model)
+    return (
+        torch.nonzero(first.eq(m_first) & ~banned)[:, 0],
+        torch.nonzero(later.eq(m_later) & ~banned)[:, 0],
+    )
+
+
+def fill_candidates(
+    logp: Tensor, use_first: Tensor, cheap: tuple[Tensor, Tensor]
+) -> tuple[Tensor, Tensor]:
+    """(ids, log-probabilities) (M, k+1) for M positions' log-probabilities (M, V) (banned
+    pieces -inf): the top-k, most probable first, then the best of the cheapest pieces for the
+    position's cost table (`use_first` (M,): the first-piece one)."""
+    cheap_first, cheap_later = cheap
+    top_lp, top_id = logp.topk(min(TOP_K, logp.size(1)), dim=-1)  # (M, k)
+    first_id = cheap_first[logp[:, cheap_first].argmax(dim=-1)]
+    later_id = cheap_later[logp[:, cheap_later].argmax(dim=-1)]
+    cheap_id = torch.where(use_first, first_id, later_id)  # (M,)
+    cand_id = torch.cat((top_id, cheap_id[:, None]), dim=1)  # (M, k+1)
+    return cand_id, torch.cat((top_lp, logp.gather(1, cheap_id[:, None])), dim=1)
+
+
+def fill_within_budget(
     cand_id: Tensor,
     cand_lp: Tensor,
     mask: Tensor,

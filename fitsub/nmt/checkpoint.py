@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,64 @@ _DTYPES: dict[str, torch.dtype] = {
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
 }
+
+
+def quantize_weight(w: Tensor) -> tuple[Tensor, Tensor]:
+    """Symmetric per-output-channel int8: (q (out, in) int8, scale (out,) float32), w ~ q * scale."""
+    w = w.detach().float()
+    scale = w.abs().amax(dim=1).clamp(min=1e-12) / 127.0  # (out,)
+    q = torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def int8_linear(q: Tensor, scale: Tensor, bias: Tensor | None) -> nn.Module:
+    """A dynamically quantised linear layer (int8 weights, activations quantised per batch)."""
+    from torch.ao.nn.quantized.dynamic import Linear as DynamicLinear
+
+    with warnings.catch_warnings():  # torch >= 2.9 calls quantized tensors deprecated
+        warnings.simplefilter("ignore", UserWarning)
+        m = DynamicLinear(q.size(1), q.size(0), bias_=bias is not None, dtype=torch.qint8)
+        zero = torch.zeros(scale.numel(), dtype=torch.long)
+        qw = torch._make_per_channel_quantized_tensor(q.cpu(), scale.double().cpu(), zero, 0)
+        m.set_weight_bias(qw, None if bias is None else bias.detach().float().cpu())
+    return m
+
+
+def _linears(model: nn.Module) -> list[tuple[nn.Module, str, str]]:
+    """(parent, attribute, qualified name) of every nn.Linear under `model`."""
+    out = []
+    for name, mod in model.named_modules():
+        for child, sub in mod.named_children():
+            if isinstance(sub, nn.Linear):
+                out.append((mod, child, f"{name}.{child}" if name else child))
+    return out
+
+
+def int8_tensors(model: Transformer) -> dict[str, Tensor]:
+    """The int8 export of a float model: each linear weight as `NAME.weight` (int8) +
+    `NAME.weight_scale`, every other tensor as it is (`quantize_model` reads them back)."""
+    state = {k: v.detach() for k, v in model.state_dict().items()}
+    for _, _, name in _linears(model):
+        q, scale = quantize_weight(state[f"{name}.weight"])
+        state[f"{name}.weight"], state[f"{name}.weight_scale"] = q, scale
+    return state
+
+
+def quantize_model(model: Transformer, state: dict[str, Tensor] | None = None) -> Transformer:
+    """Replace every linear layer (and the tied output projection) by a dynamic int8 one (CPU).
+
+    `state`: an int8 export's tensors (`int8_tensors`); None quantises the model's own weights.
+    Activations are quantised per call (fbgemm / qnnpack), accumulation is int32.
+    """
+    for parent, child, name in _linears(model):
+        lin = getattr(parent, child)
+        if state is not None and f"{name}.weight_scale" in state:
+            q, scale = state[f"{name}.weight"], state[f"{name}.weight_scale"]
+        else:
+            q, scale = quantize_weight(lin.weight)
+        setattr(parent, child, int8_linear(q, scale, lin.bias))
+    model.out_proj = int8_linear(*quantize_weight(model.embed.weight), None)
+    return model
 
 
 def build_model(cfg: ModelConfig, tokenizer: Tokenizer) -> Transformer:
@@ -69,11 +128,13 @@ def save_checkpoint(
     extra_tensors: dict[str, dict[str, Tensor]] | None = None,
     dtype: str = "float32",
     keep_existing: bool = True,
+    int8: bool = False,
 ) -> Path:
     """Write a checkpoint directory atomically; returns its path.
 
     `extra` goes to config.json["train"]; `extra_tensors` {NAME: state} to `NAME.safetensors`;
-    `dtype` ("float32", "float16", "bfloat16") is the dtype the weights are stored in.
+    `dtype` ("float32", "float16", "bfloat16") is the dtype the weights are stored in; `int8`
+    stores the linear weights as int8 with their scales (float32) instead (`int8_tensors`).
     """
     if dtype not in _DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}; choose from {sorted(_DTYPES)}")
@@ -84,8 +145,18 @@ def save_checkpoint(
     os.umask(umask)
     os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; a checkpoint is an ordinary directory
     try:
-        state = unwrap(model).state_dict()
-        save_file(_tensors(state, _DTYPES[dtype]), str(tmp / WEIGHTS), metadata={"format": "pt"})
+        plain = unwrap(model)
+        if int8:
+            if not isinstance(plain, Transformer) or plain.out_proj is not None:
+                raise ValueError("an int8 checkpoint is written from a float Transformer")
+            state = int8_tensors(plain)
+            scales = {
+                k: state.pop(k).float().contiguous() for k in list(state) if k.endswith("_scale")
+            }
+            tensors = {**_tensors(state, _DTYPES[dtype]), **scales}
+        else:
+            tensors = _tensors(plain.state_dict(), _DTYPES[dtype])
+        save_file(tensors, str(tmp / WEIGHTS), metadata={"format": "pt"})
         names = sorted(extra_tensors or {})
         for name in names:
             if name in ("model", "config") or "/" in name or name.startswith("."):
@@ -97,7 +168,7 @@ def save_checkpoint(
             "format": FORMAT,
             "model": cfg.to_dict(),
             "train": dict(extra or {}),
-            "weights_dtype": dtype,
+            "weights_dtype": "int8" if int8 else dtype,
             "extra_tensors": names,
         }
         (tmp / CONFIG).write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", "utf-8")
@@ -142,9 +213,14 @@ def read_config(path: str | Path) -> dict[str, Any]:
 
 
 def load_checkpoint(
-    path: str | Path, device: str | torch.device = "cpu"
+    path: str | Path, device: str | torch.device = "cpu", int8: bool = False
 ) -> tuple[Transformer, Tokenizer, ModelConfig, dict[str, Any]]:
-    """(model in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
+    """(model in eval mode, float32, on `device`; tokenizer; config; the whole config.json).
+
+    `int8` (CPU only): linear layers and the output projection dynamically quantised to int8
+    (`quantize_model`). An int8 export (`weights_dtype` "int8") is rebuilt from its stored int8
+    weights and scales on CPU, and dequantised to float32 elsewhere or when `int8` is False.
+    """
     d = Path(path)
     meta = read_config(d)
     try:
@@ -162,13 +238,19 @@ def load_checkpoint(
         state = load_file(str(d / WEIGHTS))
     except (SafetensorError, OSError) as err:
         raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
+    stored = state
+    scales = {k[: -len("_scale")] for k in state if k.endswith(".weight_scale")}
     state = {k: v.to(torch.float32) if v.is_floating_point() else v for k, v in state.items()}
+    for name in scales:  # an int8 export: float weights are q * scale
+        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError as err:
         first = str(err).strip().splitlines()[0]
         raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
     model.to(device).eval()
+    if int8 and torch.device(device).type == "cpu":
+        quantize_model(model, stored if scales else None)
     return model, tokenizer, cfg, meta
 
 
@@ -180,8 +262,13 @@ def load_extra_tensors(path: str | Path, name: str, device: str = "cpu") -> dict
     return load_file(str(f), device=device)
 
 
-def export_checkpoint(src: str | Path, dest: str | Path, dtype: str = "float16") -> Path:
+def export_checkpoint(
+    src: str | Path, dest: str | Path, dtype: str = "float16", int8: bool = False
+) -> Path:
     """Copy a training checkpoint into a shippable one: weights only, stored in `dtype`.
+
+    `int8`: linear weights stored as int8 + per-channel float32 scales (`int8_tensors`), the
+    other tensors in `dtype`; `weights_dtype` is then "int8" and loading rebuilds the int8 layers.
 
     The optimizer state and other extra tensor groups are left behind; the training metadata
     (config.json["train"]) and the training log are kept. An existing `dest` is replaced as a
@@ -190,8 +277,9 @@ def export_checkpoint(src: str | Path, dest: str | Path, dtype: str = "float16")
     """
     model, tokenizer, cfg, meta = load_checkpoint(src)
     out = save_checkpoint(
-        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False
-    )
+        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False,
+        int8=int8,
+    )  # fmt: skip
     log = Path(src) / "train_log.jsonl"
     if log.is_file():
         shutil.copy2(log, out / "train_log.jsonl")

@@ -44,34 +44,74 @@ from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
 
 
 class KVCache:
-    """Decoder state for incremental decoding.
+    """Decoder state for incremental decoding, preallocated and reordered in place.
 
-    Self-attention keys / values grow by one step per call; cross-attention keys / values are
-    computed once from the encoder memory. `steps` counts target tokens already decoded and
-    `units` (B,) the length units they emitted (for the length encodings).
+    Self-attention keys / values live in buffers (N, H, capacity, hd) per layer: a step writes
+    its slice `[:, :, t0:t0+T]` and attends over `[:rows, :, :t0+T]` (no concatenation, no new
+    tensor per step; the capacity doubles if a caller decodes past it). `reorder` gathers the
+    surviving rows into a second set of buffers of the same size and swaps them (double
+    buffering: no allocation per step). Cross-attention keys / values are computed once from the
+    encoder memory. `steps` counts target tokens already decoded and `units` (B,) the length
+    units they emitted (for the length encodings).
     """
 
-    def __init__(self, n_layers: int) -> None:
-        self.self_k: list[Tensor | None] = [None] * n_layers
+    def __init__(self, n_layers: int, capacity: int = 64) -> None:
+        self.n_layers, self.capacity = n_layers, max(1, capacity)
+        self.self_k: list[Tensor | None] = [None] * n_layers  # (N, H, capacity, hd) buffers
         self.self_v: list[Tensor | None] = [None] * n_layers
+        self._spare: list[tuple[Tensor, Tensor] | None] = [None] * n_layers
         self.cross_k: list[Tensor | None] = [None] * n_layers
         self.cross_v: list[Tensor | None] = [None] * n_layers
+        self.rows = 0  # rows in use of the buffers
         self.steps = 0
         self.units: Tensor | None = None
+
+    def append(self, layer: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
+        """Write k / v (B, H, T, hd) at steps [t0, t0+T); the keys / values (B, H, t0+T, hd) so far."""
+        B, H, T, hd = k.shape
+        t0 = self.steps
+        buf_k, buf_v = self.self_k[layer], self.self_v[layer]
+        if buf_k is None or buf_v is None or buf_k.size(0) < B or buf_k.size(2) < t0 + T:
+            cap = max(self.capacity, t0 + T)
+            if buf_k is not None and buf_k.size(2) < t0 + T:
+                cap = max(cap, 2 * buf_k.size(2))
+            new_k = k.new_empty(max(B, 0 if buf_k is None else buf_k.size(0)), H, cap, hd)
+            new_v = torch.empty_like(new_k)
+            if buf_k is not None and buf_v is not None and t0 > 0:
+                new_k[: self.rows, :, :t0] = buf_k[: self.rows, :, :t0]
+                new_v[: self.rows, :, :t0] = buf_v[: self.rows, :, :t0]
+            buf_k, buf_v = new_k, new_v
+            self.self_k[layer], self.self_v[layer], self._spare[layer] = buf_k, buf_v, None
+            self.capacity = cap
+        buf_k[:B, :, t0 : t0 + T] = k
+        buf_v[:B, :, t0 : t0 + T] = v
+        self.rows = B
+        return buf_k[:B, :, : t0 + T], buf_v[:B, :, : t0 + T]
 
     def reorder(self, index: Tensor, cross: bool = False) -> None:
         """Keep rows `index` (B',) of the self-attention state (beam search's survivors).
 
-        Cross-attention K/V are left as they are unless `cross`: beam search only moves rows
-        among the beams of one source, whose cross K/V are identical.
+        Gathered into the spare buffers, which are then swapped in: no allocation after the first
+        call. Cross-attention K/V are left as they are unless `cross` (beam search moving rows
+        among the beams of one source, whose cross K/V are identical, does not need them).
         """
-        for i, (k, v) in enumerate(zip(self.self_k, self.self_v, strict=True)):
-            if k is not None and v is not None:
-                self.self_k[i], self.self_v[i] = k[index], v[index]
+        n, t = index.numel(), self.steps
+        for i in range(self.n_layers):
+            k, v = self.self_k[i], self.self_v[i]
+            if k is None or v is None:
+                continue
+            spare = self._spare[i]
+            if spare is None or spare[0].size(0) < n or spare[0].shape[1:] != k.shape[1:]:
+                size = (max(n, k.size(0)), *k.shape[1:])
+                spare = (k.new_empty(size), v.new_empty(size))
+            torch.index_select(k[: self.rows, :, :t], 0, index, out=spare[0][:n, :, :t])
+            torch.index_select(v[: self.rows, :, :t], 0, index, out=spare[1][:n, :, :t])
+            self.self_k[i], self.self_v[i], self._spare[i] = spare[0], spare[1], (k, v)
+        self.rows = n
         if cross:
-            for i, (k, v) in enumerate(zip(self.cross_k, self.cross_v, strict=True)):
-                if k is not None and v is not None:
-                    self.cross_k[i], self.cross_v[i] = k[index], v[index]
+            for i, (ck, cv) in enumerate(zip(self.cross_k, self.cross_v, strict=True)):
+                if ck is not None and cv is not None:
+                    self.cross_k[i], self.cross_v[i] = ck[index], cv[index]
         if self.units is not None:
             self.units = self.units[index]
 
@@ -163,10 +203,7 @@ class SelfAttention(nn.Module):
         q, k, v = self.qkv(x).split(C, dim=2)  # (B, T, C) each
         q, k, v = _heads(q, self.n_heads), _heads(k, self.n_heads), _heads(v, self.n_heads)
         if cache is not None:
-            pk, pv = cache.self_k[layer], cache.self_v[layer]
-            if pk is not None and pv is not None:
-                k, v = torch.cat((pk, k), dim=2), torch.cat((pv, v), dim=2)  # (B, H, t0+T, hd)
-            cache.self_k[layer], cache.self_v[layer] = k, v
+            k, v = cache.append(layer, k, v)  # (B, H, t0+T, hd) views of the cache's buffers
         if self.training and self.dropout > 0:
             y = _attend(q, k, v, mask, causal, self.dropout)
         else:
@@ -293,7 +330,20 @@ class Transformer(nn.Module):
         self.leading_space: Tensor
         self.register_buffer("piece_chars", pc.to(torch.long), persistent=False)
         self.register_buffer("leading_space", lead.to(torch.long), persistent=False)
+        self._pe: Tensor | None = None  # sinusoidal(arange(n)) (n, D), built on first use
+        # int8 models (`fitsub.nmt.checkpoint.quantize_model`) project with a quantised copy of
+        # the tied embedding; float models multiply by `embed.weight` itself
+        self.out_proj: nn.Module | None = None
         self.apply(self._init)
+
+    def position_table(self, n: int, device: torch.device) -> Tensor:
+        """(n, D) the ordinary encodings PE(0..n-1): one table lookup per decoding step."""
+        pe = self._pe
+        if pe is None or pe.device != device or pe.size(0) < n:
+            size = max(n, self.cfg.max_positions, 2 * (0 if pe is None else pe.size(0)))
+            pe = sinusoidal(torch.arange(size, device=device), self.cfg.d_model)
+            self._pe = pe
+        return pe[:n]
 
     def _init(self, m: nn.Module) -> None:
         if isinstance(m, nn.Linear):
@@ -308,8 +358,7 @@ class Transformer(nn.Module):
         """src (B, S) ids -> memory (B, S, D), src_pad (B, S) True at padding."""
         S = src.size(1)
         src_pad = src.eq(self.cfg.pad_id)  # (B, S)
-        pos = torch.arange(S, device=src.device)
-        x = self.embed(src) * math.sqrt(self.cfg.d_model) + sinusoidal(pos, self.cfg.d_model)
+        x = self.embed(src) * math.sqrt(self.cfg.d_model) + self.position_table(S, src.device)
         x = self.drop(x)  # (B, S, D)
         mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         for layer in self.enc_layers:
@@ -345,7 +394,13 @@ class Transformer(nn.Module):
         With a cache, `tgt_in` holds only the new tokens and the cache is updated in place.
         """
         x = self.decode_hidden(tgt_in, memory, src_pad, tgt_len, cache)  # (B, T, D)
-        return x @ self.embed.weight.t()  # (B, T, V)
+        return self.project(x)  # (B, T, V)
+
+    def project(self, x: Tensor) -> Tensor:
+        """Decoder states (..., D) -> logits (..., V) through the tied output projection."""
+        if self.out_proj is not None:
+            return self.out_proj(x)
+        return x @ self.embed.weight.t()
 
     def decode_hidden(
         self,
@@ -361,8 +416,7 @@ class Transformer(nn.Module):
         t0 = cache.steps if cache is not None else 0
         x = self.embed(tgt_in) * math.sqrt(cfg.d_model)  # (B, T, D)
         if has_position_term(cfg.encoding):
-            idx = t0 + torch.arange(T, device=tgt_in.device)
-            x = x + sinusoidal(idx, cfg.d_model)  # (T, D) broadcast
+            x = x + self.position_table(t0 + T, tgt_in.device)[t0:]  # (T, D) broadcast
         start_units = cache.units if cache is not None else None
         pos = self.unit_positions(tgt_in, t0, start_units)  # (B, T)
         if cfg.encoding != "sinusoidal" and tgt_len is not None:
@@ -400,9 +454,9 @@ class Transformer(nn.Module):
             return self.decode_hidden(tgt_in, memory, src_pad, tgt_len)
         return self.decode(tgt_in, memory, src_pad, tgt_len)
 
-    def new_cache(self) -> KVCache:
-        """An empty cache for incremental `decode` calls."""
-        return KVCache(len(self.dec_layers))
+    def new_cache(self, capacity: int = 64) -> KVCache:
+        """An empty cache for incremental `decode` calls, preallocated for `capacity` steps."""
+        return KVCache(len(self.dec_layers), capacity)
 
     # ---- accounting ---------------------------------------------------------------------------
     def num_parameters(self) -> int:

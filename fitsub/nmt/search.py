@@ -121,6 +121,67 @@ def continuation_pieces(tokenizer: Tokenizer) -> list[bool]:
     return [bool(x) for x in word_table(tokenizer).continues.tolist()]
 
 
+@dataclass
+class _Bounds:
+    """Per-slot bounds and tables of one search (slot = one of the K hypotheses of a source)."""
+
+    limit: Tensor | None  # (BK,) hard budget in characters
+    least: Tensor | None  # (BK,) lower bound
+    bare: Tensor | None  # (BK, 1) rows counted without spaces
+    lens: Tensor | None  # (BK,) length for the model's encoding
+
+
+def _step_scores(
+    model: Transformer,
+    h: Tensor,
+    last: Tensor,
+    chars: Tensor,
+    t: int,
+    max_len: int,
+    b: _Bounds,
+    live: Tensor,
+    base: Tensor,
+    cont: Tensor | None,
+    prefixes: Tensor | None,
+) -> tuple[Tensor, Tensor]:
+    """Masked log-probabilities (n, V) of the live rows' next piece, and the characters it adds.
+
+    `h` (n, D) final decoder states, `last` (n,) their last piece, `chars` (n,) their length,
+    `live` (n,) their slots (to read the bounds). Every rule of the module docstring is a
+    vectorised mask over the (n, V) scores; nothing loops over hypotheses.
+    """
+    cfg, pc, lead = model.cfg, model.piece_chars, model.leading_space
+    logits = model.project(h)  # (n, V) tied output projection
+    logp = torch.log_softmax(logits.float(), dim=-1).add_(base)
+    best = None
+    if cont is not None:  # whole words only (module docstring), before any bound
+        best = logp.max(1, keepdim=True)  # (n, 1) the model's own next piece
+        mid = cont[best.indices[:, 0]] & (pc[last] > 0)  # (n,) an unfinished word
+        near = logp >= best.values - WORD_MARGIN  # (n, V)
+        # a continuation piece must be nearly as likely as the best piece; inside an
+        # unfinished word nothing else is allowed (no end, no new word, no punctuation)
+        logp.masked_fill_(cont[None, :] & ~near | mid[:, None] & ~cont[None, :], NEG_INF)
+    add = (pc - lead if t == 0 else pc)[None, :]  # (1 or n, V) characters a piece would add
+    if b.bare is not None:
+        add = torch.where(b.bare[live], (pc - lead)[None, :], add)
+    if b.limit is not None:
+        room = b.limit[live] - chars  # (n,) characters still allowed
+        logp.masked_fill_(add > room[:, None], NEG_INF)
+    if b.least is not None and t < max_len - 1:
+        short = chars < b.least[live]  # (n,) may not end yet
+        logp[:, cfg.eos_id].masked_fill_(short, NEG_INF)
+    if t == max_len - 1:  # forced end
+        eos = logp[:, cfg.eos_id].clone()
+        logp.fill_(NEG_INF)
+        logp[:, cfg.eos_id] = eos
+    if best is not None and prefixes is not None and b.limit is not None:
+        blocked = logp.gather(1, best.indices)[:, 0].eq(NEG_INF)  # (n,) a bound forbids it
+        pre = prefixes[best.indices[:, 0]]  # (n, P) the pieces that would start its word
+        pre = pre.masked_fill(~blocked[:, None], cfg.pad_id)  # pad: -inf already
+        logp.scatter_(1, pre, NEG_INF)
+    return logp, add
+
+
 @torch.inference_mode()
 def _search(
     model: Transformer,
@@ -133,85 +194,102 @@ def _search(
     no_space: Tensor | None = None,
     words: WordTable | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, int]:
-    """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps."""
+    """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps.
+
+    Layout: B*K slots (K per source, best first, as `topk` ranks them). Only the *live* slots
+    (not finished, not dead) are decoded: they are the rows of the decoder batch and of the KV
+    cache, which `reorder` compacts in place after every step. A finished slot keeps its score and
+    may only be extended by EOS at no cost, so it still competes in its source's `topk`; a source
+    whose slots have all ended leaves the batch. The scores `topk` sees are those of the one
+    fixed (B*K, V) batch of the plain algorithm, so the n-best lists are the same.
+    """
     cfg = model.cfg
     B, K, V = src.size(0), beam, cfg.vocab_size
     dev = src.device
-    memory, src_pad = model.encode(src)
-    memory, src_pad = memory.repeat_interleave(K, 0), src_pad.repeat_interleave(K, 0)  # (BK, S, D)
-    lens = None if tgt_len is None else tgt_len.to(dev).repeat_interleave(K)  # (BK,)
-    limit = None if budget is None else budget.to(dev).repeat_interleave(K)  # (BK,)
-    least = None if floor is None else floor.to(dev).repeat_interleave(K)  # (BK,)
-    pc, lead = model.piece_chars, model.leading_space  # (V,)
-    bare = None if no_space is None else no_space.to(dev).repeat_interleave(K)[:, None]  # (BK, 1)
+    memory, src_pad = model.encode(src)  # (B, S, D), (B, S)
+
+    def per_slot(x: Tensor | None) -> Tensor | None:
+        return None if x is None else x.to(dev).repeat_interleave(K)
+
+    bare = per_slot(no_space)
+    b = _Bounds(per_slot(budget), per_slot(floor), None if bare is None else bare[:, None],
+                per_slot(tgt_len))  # fmt: skip
+    pc = model.piece_chars
     banned = pc.eq(0)
     banned[cfg.eos_id] = False
     base = torch.zeros(V, device=dev).masked_fill(banned, NEG_INF)  # (V,)
-    only_eos = torch.full((V,), NEG_INF, device=dev)
-    only_eos[cfg.eos_id] = 0.0
-    scores = torch.zeros(B, K, device=dev)
-    scores[:, 1:] = NEG_INF  # all beams start identical: keep one
-    scores = scores.view(-1)  # (BK,)
-    tokens = torch.full((B * K, max_len + 1), cfg.pad_id, dtype=torch.long, device=dev)
-    tokens[:, 0] = cfg.bos_id
-    chars = torch.zeros(B * K, dtype=torch.long, device=dev)
-    finished = torch.zeros(B * K, dtype=torch.bool, device=dev)
-    batch_base = torch.arange(B, device=dev)[:, None] * K  # (B, 1)
     cont = None if words is None else words.continues.to(dev)  # (V,) continuation pieces
     prefixes = None if words is None else words.prefixes.to(dev)  # (V, P)
-    cache = model.new_cache()
+    # per slot (B*K): history, score, characters, ended
+    tokens = torch.full((B * K, max_len + 1), cfg.pad_id, dtype=torch.long, device=dev)
+    tokens[:, 0] = cfg.bos_id
+    scores = torch.full((B, K), NEG_INF, device=dev)
+    scores[:, 0] = 0.0  # all beams start identical: keep one
+    scores = scores.view(-1)  # (BK,)
+    chars = torch.zeros(B * K, dtype=torch.long, device=dev)
+    finished = torch.zeros(B * K, dtype=torch.bool, device=dev)
+    # the decoder batch: one row per live slot (at t = 0, slot 0 of each source)
+    live = torch.arange(B, device=dev) * K  # (n,) the slot of each row
+    srcs = torch.arange(B, device=dev)  # (B',) the sources still searching
+    row_src = srcs  # (n,) the source of each row
+    cache = model.new_cache(max_len + 1)
+    pad = src_pad  # (n, S) the source padding of each row
     steps = 0
     for t in range(max_len):
-        logits = model.decode(tokens[:, t : t + 1], memory, src_pad, lens, cache)[:, -1]  # (BK, V)
-        logp = torch.log_softmax(logits.float(), dim=-1) + base
-        if cont is not None:  # whole words only (module docstring), before any bound
-            best = logp.max(1, keepdim=True)  # (BK, 1) the model's own next piece
-            mid = cont[best.indices[:, 0]] & (pc[tokens[:, t]] > 0)  # (BK,) an unfinished word
-            near = logp >= best.values - WORD_MARGIN  # (BK, V)
-            # a continuation piece must be nearly as likely as the best piece; inside an
-            # unfinished word nothing else is allowed (no end, no new word, no punctuation)
-            logp = logp.masked_fill(cont[None, :] & ~near | mid[:, None] & ~cont[None, :], NEG_INF)
-        add = (pc - lead if t == 0 else pc)[None, :]  # (1 or BK, V) characters a piece would add
-        if bare is not None:
-            add = torch.where(bare, (pc - lead)[None, :], add)
-        if limit is not None:
-            over = (chars[:, None] + add) > limit[:, None]  # (BK, V)
-            logp = logp.masked_fill(over, NEG_INF)
-        if least is not None and t < max_len - 1:
-            short = (chars < least) & ~finished  # (BK,) may not end yet
-            logp[:, cfg.eos_id] = logp[:, cfg.eos_id].masked_fill(short, NEG_INF)
-        if t == max_len - 1:
-            logp = logp + only_eos  # forced end
-        if cont is not None and prefixes is not None and limit is not None:
-            blocked = logp.gather(1, best.indices)[:, 0].eq(NEG_INF)  # (BK,) a bound forbids it
-            pre = prefixes[best.indices[:, 0]]  # (BK, P) the pieces that would start its word
-            pre = pre.masked_fill(~blocked[:, None], cfg.pad_id)  # pad: -inf already
-            logp = logp.scatter(1, pre, NEG_INF)
-        logp = torch.where(finished[:, None], only_eos, logp)
-        cand = (scores[:, None] + logp).view(B, K * V)
-        top, idx = cand.topk(K, dim=1)  # (B, K)
-        rows = (batch_base + idx // V).view(-1)  # (BK,) the hypothesis each survivor extends
-        tok = (idx % V).view(-1)  # (BK,)
-        if K > 1:  # with one beam every row extends itself
-            tokens, chars, finished = tokens[rows], chars[rows], finished[rows]
-            cache.reorder(rows)
-        tokens[:, t + 1] = tok
-        chars = chars + (add[0, tok] if add.size(0) == 1 else add.gather(1, tok[:, None])[:, 0])
-        finished = finished | tok.eq(cfg.eos_id)
-        scores = top.view(-1)
+        lens = None if b.lens is None else b.lens[live]
+        h = model.decode_hidden(tokens[live, t : t + 1], memory, pad, lens, cache)[:, -1]  # (n, D)
+        logp, add = _step_scores(
+            model, h, tokens[live, t], chars[live], t, max_len, b, live, base, cont, prefixes
+        )
+        # the candidates of the sources still searching, in the fixed slot layout (B'K, V)
+        slots = (srcs[:, None] * K + torch.arange(K, device=dev)).view(-1)  # (B'K,)
+        pos = torch.full((B * K,), -1, dtype=torch.long, device=dev)
+        pos[slots] = torch.arange(slots.numel(), device=dev)
+        cand = torch.full((slots.numel(), V), NEG_INF, device=dev)
+        cand.index_copy_(0, pos[live], logp.add_(scores[live][:, None]))
+        done = slots[finished[slots]]  # finished slots: extended by EOS at no cost
+        cand[pos[done], cfg.eos_id] = scores[done]
+        top, idx = cand.view(-1, K * V).topk(K, dim=1)  # (B', K)
+        parent = (slots.view(-1, K)[:, :1] + idx // V).view(-1)  # (B'K,) the slot extended
+        tok = (idx % V).view(-1)  # (B'K,)
+        top = top.view(-1)
+        # rows of the live parents, to reorder the decoder state
+        row_of = torch.full((B * K,), -1, dtype=torch.long, device=dev)
+        row_of[live] = torch.arange(live.numel(), device=dev)
+        was_fin = finished[parent]
+        step_add = add[0, tok] if add.size(0) == 1 else add[row_of[parent].clamp(min=0), tok]
+        tokens[slots] = tokens[parent]
+        tokens[slots, t + 1] = tok
+        chars[slots] = chars[parent] + torch.where(was_fin, 0, step_add)
+        finished[slots] = was_fin | tok.eq(cfg.eos_id)
+        scores[slots] = top
         steps = t + 1
-        if bool(finished.all()):
+        alive = ~finished[slots] & top.gt(NEG_INF)  # (B'K,) slots to decode next
+        if not bool(alive.any()):
             break
         # Early stop: log-probabilities are <= 0, so a live hypothesis can only lose score. Once
         # every source's best finished hypothesis scores at least as well as its best live one,
         # no live hypothesis can win any more (one looping hypothesis would otherwise keep the
         # whole batch decoding to max_len); the live ones are dropped.
-        sc, fin = scores.view(B, K), finished.view(B, K)
-        best_fin = sc.masked_fill(~fin, NEG_INF).amax(1)  # (B,)
-        best_live = sc.masked_fill(fin, NEG_INF).amax(1)  # (B,)
+        sc, fin = top.view(-1, K), finished[slots].view(-1, K)
+        best_fin = sc.masked_fill(~fin, NEG_INF).amax(1)  # (B',)
+        best_live = sc.masked_fill(fin, NEG_INF).amax(1)  # (B',)
         if bool((best_fin >= best_live).all()):  # (-inf >= -inf: a source whose rows all died)
-            scores = scores.masked_fill(~finished, NEG_INF)
+            kill = slots[~finished[slots]]
+            scores[kill] = NEG_INF
             break
+        keep = alive.view(-1, K).any(1)  # (B',) sources with a live slot
+        srcs = srcs[keep]
+        live = slots[alive]
+        rows = row_of[parent[alive]]  # (n',) the row each new live slot continues
+        new_src = live // K
+        # cross-attention K/V (and the padding) follow the rows only when the rows' sources change
+        cross = new_src.numel() != row_src.numel() or not torch.equal(new_src, row_src)
+        if cross:
+            pad = pad[rows]
+        if cross or not torch.equal(rows, torch.arange(rows.numel(), device=dev)):
+            cache.reorder(rows, cross=cross)
+        row_src = new_src
     return tokens[:, : steps + 1], scores, chars, steps
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -34,11 +35,12 @@ from torch.nn.parallel import DistributedDataParallel
 
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_text
-from fitsub.nat.checkpoint import build_cmlm, cmlm_config, is_cmlm_checkpoint, load_cmlm
+from fitsub.nat.checkpoint import build_nat, checkpoint_arch, load_nat, nat_config
+from fitsub.nat.levt import LevT
 from fitsub.nat.model import ARCHS, CMLM
-from fitsub.nat.train import cmlm_batch, oracle_decode
+from fitsub.nat.train import LevTBatch, cmlm_batch, levt_batch, levt_oracle_decode, oracle_decode
 from fitsub.nmt import data as D
-from fitsub.nmt.batching import BatchMaker, prepare_data
+from fitsub.nmt.batching import Batch, BatchMaker, prepare_data
 from fitsub.nmt.checkpoint import build_model, load_checkpoint, save_checkpoint
 from fitsub.nmt.config import METHODS, ModelConfig
 from fitsub.nmt.distributed import (
@@ -99,7 +101,7 @@ class TrainConfig:
     vocab_size: int = 8000
     spm_sentences: int = 300_000  # sentences sampled per side to train SentencePiece
     init_from: str | None = None  # fine-tune this checkpoint (its tokenizer and architecture)
-    arch: str = "ar"  # "ar": the autoregressive Transformer; "cmlm": fitsub.nat's CMLM
+    arch: str = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
     # data filtering
     max_pieces: int = 200  # per sentence and side
     min_ratio: float = 1 / 3
@@ -119,6 +121,7 @@ class TrainConfig:
     log_every: int = 50
     eval_every: int = 1000  # evaluate and save `last` (and maybe `best`) every N updates
     patience: int = 10  # stop after this many evaluations without improvement (0: never)
+    keep_checkpoints: int = 0  # keep the last N evaluated weights in OUT/steps (fitsub average)
     bleu_sentences: int = 200  # dev sentences greedily decoded for dev BLEU (0: loss only)
     seed: int = 1
     # speed
@@ -253,19 +256,22 @@ class Trainer:
             raise InputError(self.out, "already holds a training run; use --resume or a new --out")
         torch.manual_seed(cfg.seed)
         opt_state: dict[str, Tensor] | None = None
-        base: Transformer | CMLM | None = None
-        if resume_from is not None and cfg.arch == "cmlm":
-            base, tok, mcfg, meta = load_cmlm(resume_from, info.device)
+        base: Transformer | CMLM | LevT | None = None
+        init_arch = checkpoint_arch(cfg.init_from) if cfg.init_from else None
+        if resume_from is not None and cfg.arch != "ar":
+            base, tok, mcfg, meta = load_nat(resume_from, info.device)
             self.state.update(meta["train"].get("state", {}))
             opt_state = load_optimizer_state(resume_from)
         elif resume_from is not None:
             base, tok, mcfg, meta = load_checkpoint(resume_from, info.device)
             self.state.update(meta["train"].get("state", {}))
             opt_state = load_optimizer_state(resume_from)
-        elif cfg.init_from and is_cmlm_checkpoint(cfg.init_from):
-            if cfg.arch != "cmlm":
-                raise InputError(cfg.init_from, "a CMLM checkpoint: fine-tune it with --arch cmlm")
-            base, tok, mcfg, _ = load_cmlm(cfg.init_from, info.device)
+        elif cfg.init_from and init_arch not in (None, "ar"):
+            if cfg.arch != init_arch:
+                raise InputError(
+                    cfg.init_from, f"a {init_arch} checkpoint: fine-tune it with --arch {init_arch}"
+                )
+            base, tok, mcfg, _ = load_nat(cfg.init_from, info.device)
         elif cfg.init_from:
             base, tok, mcfg, _ = load_checkpoint(cfg.init_from, info.device)
         else:
@@ -289,16 +295,16 @@ class Trainer:
                     np.asarray(tok.leading_space()),
                 ).sum()
             ) / max(1, self.prepared.report["tgt_pieces"])
-            if cfg.arch == "cmlm":  # pieces per source piece: the CMLM's unconstrained length
-                mcfg = cmlm_config(mcfg)
+            if cfg.arch != "ar":  # pieces per source piece: a student's unconstrained length
+                mcfg = nat_config(mcfg, cfg.arch)
                 mcfg.extra["length_ratio"] = float(self.prepared.train.tgt_lens.sum()) / max(
                     1, int(self.prepared.train.src_lens.sum())
                 )
         self.mcfg, self.tokenizer = mcfg, tok
-        model: Transformer | CMLM
-        if cfg.arch == "cmlm":
-            model = build_cmlm(mcfg, tok)
-            if isinstance(base, Transformer):  # a CMLM initialised from an AR model (a teacher)
+        model: Transformer | CMLM | LevT
+        if cfg.arch != "ar":
+            model = build_nat(mcfg, tok)
+            if isinstance(base, Transformer):  # a student initialised from an AR model (a teacher)
                 model.base.load_state_dict(base.state_dict())
             elif base is not None:
                 model.load_state_dict(base.state_dict())
@@ -316,7 +322,9 @@ class Trainer:
             ids = [info.device.index] if info.device.type == "cuda" else None
             self.ddp = DistributedDataParallel(model, device_ids=ids)
         self.step_model: Callable[..., Tensor] = self.ddp
-        self.compiled = info.device.type == "cuda" if cfg.compile is None else cfg.compile
+        # not a LevT by default: its loss runs the expert's alignment in numpy mid-forward
+        on_gpu = info.device.type == "cuda" and cfg.arch != "levt"
+        self.compiled = on_gpu if cfg.compile is None else cfg.compile
         if self.compiled:
             self.step_model = torch.compile(self.ddp, dynamic=True)
         self.train_batches = BatchMaker(self.prepared.train, mcfg, tok, info.device)
@@ -368,9 +376,12 @@ class Trainer:
         seed = _stream_seed(cfg.seed, info.rank, step)
         torch.manual_seed(seed)
         gen = torch.Generator().manual_seed(seed)
-        batches = [self.train_batches.make(idx, gen) for idx in group]
+        ar = [self.train_batches.make(idx, gen) for idx in group]
+        batches: list[Batch | LevTBatch] = list(ar)
         if cfg.arch == "cmlm":
-            batches = [cmlm_batch(b, self.mcfg, gen) for b in batches]
+            batches = [cmlm_batch(b, self.mcfg, gen) for b in ar]
+        elif cfg.arch == "levt":
+            batches = [levt_batch(b, self.mcfg, gen) for b in ar]
         local = sum(b.n_tgt for b in batches)
         total = all_sum(info, [float(local)])[0]  # target tokens of this update over all ranks
         scale = info.world / max(total, 1.0)  # DDP averages gradients over ranks
@@ -384,9 +395,7 @@ class Trainer:
                 else nullcontext()
             )
             with ctx:
-                with _autocast(info.device, self.bf16):
-                    hidden = self.step_model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
-                loss = self._loss(hidden, b.tgt_out, cfg.label_smoothing)
+                loss = self._batch_loss(self.step_model, b, cfg.label_smoothing)
                 (loss * scale).backward()
             loss_sum += float(loss.detach())
         for g in self.optimizer.param_groups:
@@ -396,6 +405,16 @@ class Trainer:
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=True)
         return loss_sum, local
+
+    def _batch_loss(self, model: Callable[..., Any], b: Batch | LevTBatch, eps: float) -> Tensor:
+        """The summed loss of one batch: the AR / CMLM token NLL, or for a LevT the sum of its
+        three mean losses times the batch's target tokens (`fitsub.nat.levt`)."""
+        with _autocast(self.info.device, self.bf16):
+            if isinstance(b, LevTBatch):
+                terms = model(b.src, b.tgt, b.prev, b.tgt_len, eps)
+                return torch.as_tensor(terms.loss) * b.n_tgt
+            hidden = model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
+        return self._loss(hidden, b.tgt_out, eps)
 
     def _loss(self, hidden: Tensor, tgt_out: Tensor, eps: float) -> Tensor:
         """Summed label-smoothed NLL of the non-pad targets, through the tied output projection."""
@@ -420,12 +439,13 @@ class Trainer:
         nll, ntok = 0.0, 0.0
         masks = torch.Generator().manual_seed(0)  # the same dev masks at every evaluation (CMLM)
         for idx in batches[info.rank :: info.world]:
-            b = self.dev_batches.make(idx, None, train=False)
+            ar = self.dev_batches.make(idx, None, train=False)
+            b: Batch | LevTBatch = ar
             if self.cfg.arch == "cmlm":
-                b = cmlm_batch(b, self.mcfg, masks, train=False)
-            with _autocast(info.device, self.bf16):
-                hidden = self.model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
-            nll += float(self._loss(hidden, b.tgt_out, 0.0))
+                b = cmlm_batch(ar, self.mcfg, masks, train=False)
+            elif self.cfg.arch == "levt":
+                b = levt_batch(ar, self.mcfg, masks, train=False)
+            nll += float(self._batch_loss(self.model, b, 0.0))
             ntok += b.n_tgt
         nll, ntok = all_sum(info, [nll, ntok])
         result = {"dev_loss": nll / max(ntok, 1.0)}
@@ -448,9 +468,12 @@ class Trainer:
         for start in range(0, n, 64):
             idx = order[start : start + 64]
             b = self.dev_batches.make(idx, None, train=False)
-            if isinstance(self.model, CMLM):  # mask-predict with the reference piece count
+            if isinstance(self.model, CMLM | LevT):  # NAT decoding, the reference piece count
                 with _autocast(self.info.device, self.bf16):
-                    ids = oracle_decode(self.model, b)
+                    if isinstance(self.model, LevT):
+                        ids = levt_oracle_decode(self.model, b)
+                    else:
+                        ids = oracle_decode(self.model, b)
                 for i, row in zip(idx, ids, strict=True):
                     hyps[int(i)] = self.tokenizer.decode(row)
                 continue
@@ -475,6 +498,20 @@ class Trainer:
             if log.exists():  # the checkpoint is complete without it; the copy is atomic
                 atomic_write_text(dest / LOG_NAME, log.read_text("utf-8"))
             self._emit("save", kind=kind, path=str(dest), step=int(self.state["step"]))
+        barrier(self.info)
+
+    def _keep_step(self) -> None:
+        """Copy `last`'s weights to `OUT/steps/step-NNNNNN` and keep the newest
+        `keep_checkpoints` of them (for `fitsub average`, `fitsub.nmt.average`)."""
+        if self.info.is_main:
+            steps = self.out / "steps"
+            dest = steps / f"step-{int(self.state['step']):06d}"
+            dest.mkdir(parents=True, exist_ok=True)
+            for name in ("config.json", "model.safetensors", "spm.model"):
+                shutil.copy2(self.out / "last" / name, dest / name)
+            kept = sorted(p for p in steps.iterdir() if p.name.startswith("step-"))
+            for old in kept[: -self.cfg.keep_checkpoints]:
+                shutil.rmtree(old, ignore_errors=True)
         barrier(self.info)
 
     def _log(self, record: dict[str, Any]) -> None:
@@ -570,6 +607,8 @@ class Trainer:
         if improved:
             self.save("best")
         self.save("last")
+        if self.cfg.keep_checkpoints > 0:
+            self._keep_step()
         return self.cfg.patience > 0 and int(st["bad_evals"]) >= self.cfg.patience
 
     def _time_up(self, elapsed: float) -> bool:

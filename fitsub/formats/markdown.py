@@ -1,0 +1,204 @@
+"""Markdown slides (.md), parsed by markdown-it-py: only text nodes are translated.
+
+markdown-it-py (CommonMark plus GFM tables and strikethrough) finds the blocks and the inline
+tokens; fitsub locates each inline ``text`` token in the source and makes it a segment. Every
+other byte of the file is a gap (`Parsed.gaps`), written back exactly: headings' ``#``, list
+markers, block quotes' ``>``, emphasis markers, link and image syntax with their targets and
+titles, image alt texts, inline code, inline and block HTML, fenced and indented code blocks,
+table pipes and delimiter rows, autolinks, escapes (``\\*``) and entities (``&amp;``), and YAML /
+TOML front matter (between ``---`` / ``+++`` lines at the top, cut off before parsing).
+
+A text token becomes one segment without its surrounding spaces; a paragraph over several
+lines gives one segment per line (the line's prefix, such as ``> `` in a quote, stays in the
+gap). Text around a link or an emphasis is translated in parts ("Click", "the link", "to go on"):
+the structure is kept exactly, at some cost to the translation of that sentence.
+
+markdown-it-py gives line ranges, not character offsets: each token is found in its block's
+lines by searching forward from the previous one. Where that fails (a construct whose source
+differs from its token, such as a code span over two lines), the block's remaining text is left
+untranslated and a warning names its line: never a wrong splice.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from fitsub.formats import Parsed, cap_warnings, check_length, gaps_around
+from fitsub.markup import protect
+from fitsub.segments import Segment
+
+DEFAULT_GAPS = ("", "\n", "\n")
+_FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:.*?\n)??(?:\1|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"}
+
+
+class _Lost(Exception):
+    """A token could not be located in the source."""
+
+
+def _parser() -> MarkdownIt:
+    # text_join would merge escapes and entities into the text around them; kept apart, their
+    # source form (`markup`) stays in the gaps.
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
+
+
+def front_matter_end(text: str) -> int:
+    """Characters of the YAML (``---``) or TOML (``+++``) front matter at the top (0: none)."""
+    m = _FRONT_MATTER.match(text)
+    return m.end() if m else 0
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts += [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    return starts
+
+
+def _find(src: str, needle: str, pos: int, end: int) -> int:
+    at = src.find(needle, pos, end)
+    if at < 0 or not needle:
+        raise _Lost(needle)
+    return at
+
+
+def _skip_target(src: str, pos: int, end: int) -> int:
+    """Past a link's ``(target "title")`` or ``[label]`` starting at `pos` (nothing: `pos`)."""
+    if pos < end and src[pos] == "(":
+        depth, i = 0, pos
+        while i < end:
+            ch = src[i]
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        raise _Lost("(")
+    if pos < end and src[pos] == "[":
+        return _find(src, "]", pos, end) + 1
+    return pos
+
+
+def _close_bracket(src: str, pos: int, end: int) -> int:
+    """Index just past the ``]`` closing a bracket opened before `pos` (nested ones skipped)."""
+    depth, i = 1, pos
+    while i < end:
+        ch = src[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise _Lost("]")
+
+
+def _text_spans(children: Sequence[Token], src: str, pos: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) in `src` of every text token of one inline block, in order."""
+    spans: list[tuple[int, int]] = []
+    autolink = False
+    for tok in children:
+        kind = tok.type
+        if kind == "text" and not tok.content:
+            continue  # markdown-it leaves empty text tokens around emphasis delimiters
+        if kind == "text":
+            at = _find(src, tok.content, pos, end)
+            pos = at + len(tok.content)
+            if not autolink:
+                spans.append((at, pos))
+        elif kind == "text_special" or kind in _EMPHASIS:
+            pos = _find(src, tok.markup, pos, end) + len(tok.markup)
+        elif kind in ("softbreak", "hardbreak"):
+            pos = _find(src, "\n", pos, end) + 1
+        elif kind == "link_open":
+            autolink = tok.markup in ("autolink", "linkify")
+            pos = _find(src, "<" if tok.markup == "autolink" else "[", pos, end) + 1
+        elif kind == "link_close":
+            if autolink:
+                pos = _find(src, ">", pos, end) + 1
+            else:
+                pos = _skip_target(src, _find(src, "]", pos, end) + 1, end)
+            autolink = False
+        elif kind == "image":
+            pos = _skip_target(src, _close_bracket(src, _find(src, "![", pos, end) + 2, end), end)
+        elif kind == "code_inline":
+            opened = _find(src, tok.markup, pos, end) + len(tok.markup)
+            inner = _find(src, tok.content, opened, end) + len(tok.content)
+            pos = _find(src, tok.markup, inner, end) + len(tok.markup)
+        elif kind == "html_inline":
+            pos = _find(src, tok.content, pos, end) + len(tok.content)
+        else:
+            raise _Lost(kind)
+    return spans
+
+
+def _trim(src: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and src[start].isspace():
+        start += 1
+    while end > start and src[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def parse(text: str, path: Path | None = None) -> Parsed:
+    """Split Markdown into its text nodes (segments) and everything else (gaps)."""
+    offset = front_matter_end(text)
+    body = text[offset:]
+    starts = _line_starts(body)
+    spans: list[tuple[int, int]] = []
+    warnings: list[str] = []
+    pos = 0
+    for tok in _parser().parse(body):
+        if tok.type != "inline" or tok.map is None or not tok.children:
+            continue
+        first, last = tok.map
+        pos = max(pos, starts[first])
+        end = starts[last] if last < len(starts) else len(body)
+        try:
+            found = _text_spans(tok.children, body, pos, end)
+        except _Lost:
+            line = text.count("\n", 0, offset) + first + 1
+            warnings.append(f"line {line}: text not located in the source; left untranslated")
+            continue
+        for a, b in found:
+            a, b = _trim(body, a, b)
+            if a < b:
+                spans.append((offset + a, offset + b))
+        if found:
+            pos = found[-1][1]
+    segments: list[Segment] = []
+    line_starts = _line_starts(text)
+    for a, b in spans:
+        piece = text[a:b]
+        seg = Segment(
+            index=len(segments),
+            id=None,
+            start_ms=None,
+            end_ms=None,
+            text=piece,
+            translatable=any(ch.isalnum() for ch in protect(piece, "slides").plain),
+            line=bisect.bisect_right(line_starts, a),
+        )
+        if seg.translatable:
+            check_length(seg, "slides", path)
+        segments.append(seg)
+    return Parsed(segments, gaps_around(text, spans), cap_warnings(warnings))
+
+
+def render_block(seg: Segment) -> str:
+    """A text node as written."""
+    return seg.text

@@ -1,0 +1,288 @@
+"""PowerPoint decks (.pptx), read and written by python-pptx: one segment per paragraph.
+
+Every text frame of every slide is read in order: shapes (inside groups too), placeholders and
+table cells. Each paragraph holding text is a segment (id ``SLIDE:SHAPE:PARAGRAPH``, the shape's
+id; a table cell adds ``rRcC``); it is translated whole and written back into its own runs, so
+each run keeps its formatting (font, size, colour, bold, hyperlink). When the runs of a
+paragraph are formatted alike, the translation goes into the first and the others are emptied;
+when they differ (a bold word in mid-sentence), the translated words are shared among the runs
+in proportion to the runs' source characters: every formatting run survives, but an emphasis
+lands on the words at the same place in the sentence, not necessarily the same words (a warning
+says so). Line breaks and fields (slide numbers) stay where they are; notes pages are not read.
+
+**The budget of a paragraph is the room of its text box** (`Segment.room`), an approximation
+documented here and in docs/PROFILES.md:
+
+    usable width  W = box width  − left and right insets     (points; 1 pt = 12,700 EMU)
+    usable height H = box height − top and bottom insets
+    size s_p      = the paragraph's largest run size, else its paragraph size, else the size its
+                    placeholder inherits from the slide master (title / body styles), else 18 pt
+    cpl_p         = floor(W / (AVG_CHAR_EM × s_p))           characters per line at that size
+    n_p           = max(1, ceil(source characters / cpl_p))  lines the source takes
+    S             = Σ over the box's paragraphs of n_p × LINE_EM × s_p   height the source takes
+    lines_p       = max(1, floor(n_p × H / S))                the source's share of the box
+    room_p        = lines_p × cpl_p
+
+`AVG_CHAR_EM` = 0.5: the mean advance of a lower-case Latin character in the proportional fonts
+decks use (Calibri about 0.47 em, Arial 0.5, Segoe UI 0.52); `LINE_EM` = 1.2, PowerPoint's
+single line spacing. A box that grows with its text ("resize shape to fit text", the default
+of a new text box) gets `lines_p = n_p`: as many lines as the source takes at the box's width,
+so the box keeps its height; "shrink text on overflow" still counts as the box's size. Wide glyphs (CJK, capitals
+only) take more room than this assumes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fitsub.errors import InputError
+from fitsub.formats import Parsed, cap_warnings, check_length
+from fitsub.segments import Document, Segment
+from fitsub.units import char_length
+
+ENCODING = "ooxml"  # what `Document.encoding` says for a deck (a zip package, not text)
+AVG_CHAR_EM = 0.5
+LINE_EM = 1.2
+DEFAULT_PT = 18.0  # PowerPoint's default text box size
+EMU_PER_PT = 12700
+_DEFAULT_INSETS = (91440, 91440, 45720, 45720)  # left, right, top, bottom: 0.1 in, 0.05 in
+
+
+@dataclass
+class _Frame:
+    """A text frame, where it is (slide, key) and the size of its box in EMU."""
+
+    slide: int
+    key: str
+    frame: Any  # pptx.text.text.TextFrame
+    width: int
+    height: int
+    insets: tuple[int, int, int, int]
+    sizes: dict[int, float]  # inherited font size (pt) per paragraph level, from the master
+    grows: bool  # "resize shape to fit text": the source's own lines
+
+
+def _open(data: bytes, path: Path | None) -> Any:
+    from pptx import Presentation
+
+    try:
+        return Presentation(io.BytesIO(data))
+    except Exception as err:  # noqa: BLE001 - zip, XML and package errors alike
+        raise InputError(path, f"not a PowerPoint (.pptx) file: {type(err).__name__}") from None
+
+
+def _insets(frame: Any) -> tuple[int, int, int, int]:
+    values = (frame.margin_left, frame.margin_right, frame.margin_top, frame.margin_bottom)
+    return tuple(  # type: ignore[return-value]
+        default if v is None else int(v) for v, default in zip(values, _DEFAULT_INSETS, strict=True)
+    )
+
+
+def _master_sizes(shape: Any, slide: Any) -> dict[int, float]:
+    """Font size (pt) per paragraph level a placeholder inherits from the slide master."""
+    if not getattr(shape, "is_placeholder", False):
+        return {}
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    kind = shape.placeholder_format.type
+    title = kind in (
+        PP_PLACEHOLDER.TITLE,
+        PP_PLACEHOLDER.CENTER_TITLE,
+        PP_PLACEHOLDER.VERTICAL_TITLE,
+    )
+    style = "p:titleStyle" if title else "p:bodyStyle"
+    master = slide.slide_layout.slide_master.element
+    sizes: dict[int, float] = {}
+    for level in range(1, 10):
+        found = master.xpath(f"./p:txStyles/{style}/a:lvl{level}pPr/a:defRPr/@sz")
+        if found:
+            sizes[level - 1] = int(found[0]) / 100
+    return sizes
+
+
+def _shape_frames(shapes: Any, slide: Any, number: int) -> Iterator[_Frame]:
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+    from pptx.enum.text import MSO_AUTO_SIZE
+
+    for shape in shapes:
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_frames(shape.shapes, slide, number)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            table = shape.table
+            for r, row in enumerate(table.rows):
+                for c, cell in enumerate(row.cells):
+                    if cell.is_spanned:
+                        continue
+                    insets = (
+                        cell.margin_left,
+                        cell.margin_right,
+                        cell.margin_top,
+                        cell.margin_bottom,
+                    )
+                    yield _Frame(
+                        number,
+                        f"{shape.shape_id}:r{r + 1}c{c + 1}",
+                        cell.text_frame,
+                        int(table.columns[c].width),
+                        int(row.height),
+                        tuple(int(v) for v in insets),  # type: ignore[arg-type]
+                        {},
+                        False,
+                    )
+        elif shape.has_text_frame:
+            frame = shape.text_frame
+            yield _Frame(
+                number,
+                str(shape.shape_id),
+                frame,
+                int(shape.width or 0),
+                int(shape.height or 0),
+                _insets(frame),
+                _master_sizes(shape, slide),
+                frame.auto_size == MSO_AUTO_SIZE.SHAPE_TO_FIT_TEXT,
+            )
+
+
+def _frames(prs: Any) -> Iterator[_Frame]:
+    for number, slide in enumerate(prs.slides, start=1):
+        yield from _shape_frames(slide.shapes, slide, number)
+
+
+def _paragraph_text(paragraph: Any) -> str:
+    return "".join(run.text for run in paragraph.runs)
+
+
+def _size_pt(paragraph: Any, frame: _Frame) -> float:
+    sizes = [run.font.size.pt for run in paragraph.runs if run.font.size is not None]
+    if sizes:
+        return float(max(sizes))
+    if paragraph.font.size is not None:
+        return float(paragraph.font.size.pt)
+    return frame.sizes.get(paragraph.level, DEFAULT_PT)
+
+
+def paragraph_rooms(frame: _Frame) -> list[int | None]:
+    """The room (characters) of each paragraph of a frame (module docstring); None: no limit."""
+    paragraphs = list(frame.frame.paragraphs)
+    if frame.width <= 0 or (frame.height <= 0 and not frame.grows):
+        return [None] * len(paragraphs)
+    left, right, top, bottom = frame.insets
+    width = max(frame.width - left - right, 0) / EMU_PER_PT
+    height = max(frame.height - top - bottom, 0) / EMU_PER_PT
+    shapes = []
+    for p in paragraphs:
+        size = _size_pt(p, frame)
+        cpl = max(1, math.floor(width / (AVG_CHAR_EM * size) + 1e-9))
+        lines = max(1, math.ceil(char_length(_paragraph_text(p)) / cpl))
+        shapes.append((cpl, lines, size))
+    if frame.grows:
+        return [cpl * lines for cpl, lines, _ in shapes]
+    taken = sum(lines * LINE_EM * size for _, lines, size in shapes)
+    return [cpl * max(1, math.floor(lines * height / taken + 1e-9)) for cpl, lines, _ in shapes]
+
+
+def _same_format(runs: list[Any]) -> bool:
+    from lxml import etree
+
+    def props(run: Any) -> bytes:
+        rpr = run._r.rPr
+        return b"" if rpr is None else etree.tostring(rpr)
+
+    return len({props(run) for run in runs}) <= 1
+
+
+def parse(data: bytes, path: Path | None = None) -> Parsed:
+    """Read a deck's paragraphs as segments, each with the room of its box; `InputError` if bad."""
+    prs = _open(data, path)
+    segments: list[Segment] = []
+    mixed = 0
+    for frame in _frames(prs):
+        rooms = paragraph_rooms(frame)
+        for k, (paragraph, room) in enumerate(zip(frame.frame.paragraphs, rooms, strict=True)):
+            text = _paragraph_text(paragraph)
+            if not text:
+                continue
+            seg = Segment(
+                index=len(segments),
+                id=f"{frame.slide}:{frame.key}:{k + 1}",
+                start_ms=None,
+                end_ms=None,
+                text=text,
+                translatable=any(ch.isalnum() for ch in text),
+                room=room,
+            )
+            if seg.translatable:
+                check_length(seg, "slides", path)
+                if not _same_format(list(paragraph.runs)):
+                    mixed += 1
+            segments.append(seg)
+    if not segments:
+        raise InputError(path, "no text in this deck")
+    warnings = []
+    if mixed:
+        warnings.append(
+            f"{mixed} paragraph(s) mix formatting runs (a bold word in mid-sentence): the "
+            "translated words are shared among the runs by position; check the emphasis"
+        )
+    return Parsed(segments, [], cap_warnings(warnings))
+
+
+def share_runs(text: str, weights: list[int]) -> list[str]:
+    """`text` split at spaces into one part per run, in proportion to `weights` (characters).
+
+    A run of weight 0 gets nothing; parts are joined with the space between them kept at the
+    end of the earlier part, so the runs concatenated read as `text` (spaces normalised).
+    """
+    words = text.split()
+    total = sum(weights)
+    if total == 0 or not words:
+        return [" ".join(words)] + [""] * (len(weights) - 1)
+    bounds, seen = [], 0
+    for w in weights:
+        seen += w
+        bounds.append(round(len(words) * seen / total))
+    parts, start = [], 0
+    for w, end in zip(weights, bounds, strict=True):
+        end = start if w == 0 else max(end, start)
+        parts.append(words[start:end])
+        start = end
+    parts[-1] += words[start:]
+    out = [" ".join(p) for p in parts]
+    for i in range(len(out) - 1):
+        if out[i] and any(out[i + 1 :]):
+            out[i] += " "
+    return out
+
+
+def _write_paragraph(paragraph: Any, text: str) -> None:
+    runs = list(paragraph.runs)
+    if _same_format(runs):
+        parts = [text] + [""] * (len(runs) - 1)
+    else:
+        parts = share_runs(text, [char_length(run.text.strip()) for run in runs])
+    for run, part in zip(runs, parts, strict=True):
+        run.text = part
+
+
+def render(doc: Document) -> bytes:
+    """The deck with each translated paragraph written into its runs (everything else as read)."""
+    if not isinstance(doc.source, bytes):
+        raise ValueError("a .pptx document needs its source bytes")
+    prs = _open(doc.source, doc.path)
+    segments = iter(doc.segments)
+    for frame in _frames(prs):
+        for paragraph in frame.frame.paragraphs:
+            old = _paragraph_text(paragraph)
+            if not old:
+                continue
+            seg = next(segments)
+            if seg.text != old:
+                _write_paragraph(paragraph, seg.text)
+    out = io.BytesIO()
+    prs.save(out)
+    return out.getvalue()

@@ -1,0 +1,63 @@
+"""Encoding detection: BOM, strict UTF-8, then charset-normalizer; --encoding; the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import run, tiny_checkpoint
+
+from fitsub.encoding import decode_bytes
+from fitsub.errors import InputError
+
+CUE = "1\n00:00:01,000 --> 00:00:03,000\n{}\n\n2\n00:00:03,500 --> 00:00:05,000\n{}\n"
+
+
+@pytest.mark.parametrize(
+    ("encoding", "first", "second", "expected"),
+    [
+        ("cp1252", "Bonjour à tous, ça va très bien.", "C'est l'été, déjà !", "cp1252"),
+        ("cp1250", "Dobré ráno, přátelé. Děkuji.", "Żółć gęślą jaźń, proszę.", "cp1250"),
+        ("cp1251", "Доброе утро, друзья.", "Спасибо, что пришли сегодня.", "cp1251"),
+        ("cp1253", "Καλημέρα σε όλους.", "Ευχαριστώ που ήρθατε.", "cp1253"),
+        ("shift_jis", "おはようございます。", "今日は来てくれてありがとう。", "cp932"),
+        ("gb18030", "大家早上好。", "谢谢你们今天来。", "gb18030"),
+        ("big5", "大家早安。", "謝謝你們今天來。", "big5"),
+    ],
+)
+def test_legacy_encodings_are_detected_and_read_right(
+    encoding: str, first: str, second: str, expected: str
+) -> None:
+    decoded = decode_bytes(CUE.format(first, second).encode(encoding))
+    assert decoded.encoding == expected
+    assert decoded.detected_by == "detected"
+    assert decoded.text == CUE.format(first, second)
+    assert decoded.confidence is None or 0 < decoded.confidence <= 1
+
+
+def test_the_rules_before_detection_still_come_first() -> None:
+    text = CUE.format("Café", "naïve")
+    assert decode_bytes(b"\xef\xbb\xbf" + text.encode()).detected_by == "bom"
+    utf8 = decode_bytes(text.encode())
+    assert (utf8.encoding, utf8.detected_by, utf8.confidence) == ("utf-8", "utf-8", None)
+    with pytest.raises(InputError, match="not valid UTF-8"):  # mostly UTF-8, one bad byte
+        decode_bytes(text.encode() + b"\xff caf\xc3\xa9\n")
+    forced = decode_bytes(text.encode("cp1252"), encoding="cp1252")
+    assert (forced.encoding, forced.detected_by) == ("cp1252", "given")
+
+
+def test_cli_reports_the_detected_encoding_and_honours_encoding(tmp_path: Path) -> None:
+    src = tmp_path / "talk.srt"
+    src.write_bytes(CUE.format("Доброе утро, друзья.", "Спасибо, что пришли.").encode("cp1251"))
+    model = tiny_checkpoint(tmp_path)
+    report = tmp_path / "r.json"
+    assert run(["translate", str(src), "--model", str(model), "--beam", "1", "-q",
+                "--report", str(report)]) == 0  # fmt: skip
+    info = json.loads(report.read_text())["meta"]["encoding_detected"]
+    assert info["encoding"] == "cp1251" and info["by"] == "detected"
+    assert 0 < info["confidence"] <= 1
+    assert run(["translate", str(src), "--model", str(model), "--beam", "1", "-q", "--encoding",
+                "koi8-r", "--report", str(report), "-o", str(tmp_path / "o.srt")]) == 0  # fmt: skip
+    info = json.loads(report.read_text())["meta"]["encoding_detected"]
+    assert info == {"encoding": "koi8-r", "by": "given", "confidence": None}
