@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from fitsub.units import BoundUnit
+
 
 @dataclass(frozen=True)
 class Request:
@@ -19,15 +21,21 @@ class Request:
     unconstrained translation). `max_chars`: a hard budget no output may exceed (None: none).
     `min_chars`: a lower bound the search keeps to when it can (dubbing wants the same length
     as the source, not only a shorter one); outputs that cannot reach it still fit `max_chars`.
-    `no_space`: `max_chars` and `min_chars` count characters without spaces (the unit of IWSLT
-    2022's length compliance, `fitsub.units.chars_no_space`); `target_chars` stays in characters.
+    `bound_unit`: the unit of `max_chars` and `min_chars` (`fitsub.units.BoundUnit`): `char`
+    (`char_length`) or `char_no_space` (`chars_no_space`, the unit of IWSLT 2022's length
+    compliance); `target_chars` is always in `char`.
     """
 
     text: str
     target_chars: int | None = None
     max_chars: int | None = None
     min_chars: int | None = None
-    no_space: bool = False
+    bound_unit: BoundUnit = "char"
+
+    @property
+    def bounds_without_spaces(self) -> bool:
+        """Whether `max_chars` / `min_chars` count characters without spaces."""
+        return self.bound_unit == "char_no_space"
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ class Setting:
             return Request(text, target_chars=target, max_chars=budget, min_chars=low)
         if self.mode == "iso":
             low, high = isometric_bounds(text, self.ratio)
-            return Request(text, target, max_chars=high, min_chars=low, no_space=True)
+            return Request(text, target, max_chars=high, min_chars=low, bound_unit="char_no_space")
         return Request(text, target_chars=target, max_chars=budget)
 
 

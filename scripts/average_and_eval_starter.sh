@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Average the last two kept checkpoints of a CONTINUE=1 starter run, keep the average when it
 # beats the best single checkpoint on 300 held-out dev pairs, then evaluate the shipped model.
-#   bash scripts/average_and_eval_starter.sh LANG STEP_A STEP_B   (e.g. es 000900 001123)
-# STEP_*: checkpoints under runs/snaps/LANG/step-* (copies of the run's `last` at each
-# evaluation; `fitsub train --keep-checkpoints 2` writes the same into OUT/steps/).
+#   bash scripts/average_and_eval_starter.sh LANG            (the two newest in runs/en-LANG-cont/steps)
+#   bash scripts/average_and_eval_starter.sh LANG DIR_A DIR_B (any two checkpoint directories)
+# The starter script trains with `--keep-checkpoints 2`, which keeps OUT/steps/step-NNNNNN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 F=.venv/bin/fitsub
 L=$1
-$F average runs/snaps/$L/step-$2 runs/snaps/$L/step-$3 --out runs/en-$L-avg2 --dtype float32 --force
+if [ $# -ge 3 ]; then a=$2; b=$3; else
+  mapfile -t kept < <(ls -d runs/en-$L-cont/steps/step-* | tail -2); a=${kept[0]}; b=${kept[1]}
+fi
+$F average "$a" "$b" --out runs/en-$L-avg2 --dtype float32 --force
 for m in runs/en-$L-cont/best runs/en-$L-avg2; do
   name=$(echo $m | tr '/' '_')
   $F eval --model $m --testset dev=runs/en-$L-cont/dev --lang $L --settings unconstrained --max-segments 300 --threads 1 --json runs/dev_$name.json > runs/dev_$name.txt

@@ -37,7 +37,8 @@ for lang in ${LANGS:-de fr es}; do
     --data "../shared/data/en-$lang/train" "${args[@]}" --src en --tgt "$lang" \
     --method ldpe+pe --noise 4 --length-dropout 0.2 --warmup 400 --lr 0.001 \
     --length-unit char --size small --vocab-size 8000 --dev-size 1000 --eval-every 300 \
-    --bleu-sentences 200 --seed 1 --threads "${THREADS:-1}" --max-time "${MINUTES}m"
+    --bleu-sentences 200 --seed 1 --threads "${THREADS:-1}" --max-time "${MINUTES}m" \
+    --keep-checkpoints 2
   # Export beside the run, then replace only the weights, tokenizer, config and log: the model
   # card and the length predictor in models/en-LANG stay.
   $FITSUB export "$run/best" "$run/export" --dtype float16 --force

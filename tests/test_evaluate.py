@@ -357,7 +357,12 @@ def test_iso_setting_asks_for_the_lc_band_without_spaces() -> None:
     from fitsub.evaluate import Setting
 
     req = Setting("iso@1", "iso", 1.0).request("We have a lot of work to do.")  # 21 without spaces
-    assert (req.target_chars, req.min_chars, req.max_chars, req.no_space) == (28, 19, 23, True)
+    assert (req.target_chars, req.min_chars, req.max_chars, req.bound_unit) == (
+        28,
+        19,
+        23,
+        "char_no_space",
+    )
     req = Setting("iso@0.9", "iso", 0.9).request(
         "We have a lot of work to do."
     )  # 18.9 × [0.9, 1.1]

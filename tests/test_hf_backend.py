@@ -94,7 +94,9 @@ def test_mixed_budgets_in_one_batch(backends: dict[str, HFBackend]) -> None:
 
 
 def test_no_space_rows_count_without_spaces(backends: dict[str, HFBackend]) -> None:
-    req = Request("the small boat sees the river", target_chars=12, max_chars=12, no_space=True)
+    req = Request(
+        "the small boat sees the river", target_chars=12, max_chars=12, bound_unit="char_no_space"
+    )
     for backend in backends.values():
         for c in backend.translate([req], n_best=3)[0]:
             if c.fits:

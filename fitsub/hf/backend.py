@@ -382,7 +382,7 @@ class HFBackend:
             cpp = self.chars_per_piece or max(src_chars, 1) / max(1, len(content))
             units = max(1, round(target / cpp))
         rerank = target
-        if req.no_space and target is not None:
+        if req.bounds_without_spaces and target is not None:
             rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
         return _Job(i, text, len(ids), units, rerank)
 
@@ -409,7 +409,7 @@ class HFBackend:
         """Search with the budgets; the fallbacks of `fitsub.nmt.search.beam_search`."""
         budgets = [r.max_chars for r in reqs]
         floors = [r.min_chars for r in reqs]
-        bare = [r.no_space for r in reqs]
+        bare = [r.bounds_without_spaces for r in reqs]
         k = max(self.beam, n_best)
         results: list[list[Candidate]] = []
         misses: list[int] = []

@@ -150,7 +150,7 @@ class NATBackend:
         budget = None
         if any(r.budget is not None for r in rows):
             budget = torch.tensor([-1 if r.budget is None else r.budget for r in rows])
-        bare = torch.tensor([requests[r.req].no_space for r in rows])
+        bare = torch.tensor([requests[r.req].bounds_without_spaces for r in rows])
         if isinstance(self.model, LevT):
             return self._decode_levt(rows, requests, src, lengths, budget, bare)
         out = mask_predict(
@@ -165,7 +165,7 @@ class NATBackend:
         res = []
         for r, row, lp in zip(rows, toks, lps, strict=True):
             text = self.tokenizer.decode(row[: r.pieces])
-            n = chars_no_space(text) if requests[r.req].no_space else char_length(text)
+            n = chars_no_space(text) if requests[r.req].bounds_without_spaces else char_length(text)
             res.append(_Out(text, float(lp), float(lp) / r.pieces, n))
         return res
 
@@ -192,7 +192,7 @@ class NATBackend:
         steps = [(out.tokens, out.logp), *reversed(out.history)]
         res = []
         for j, r in enumerate(rows):
-            no_space = requests[r.req].no_space
+            no_space = requests[r.req].bounds_without_spaces
             tried: list[_Out] = []
             for toks, lps in steps:
                 ids = [i for i in toks[j].tolist() if i != self.cfg.pad_id]
@@ -230,7 +230,9 @@ class NATBackend:
         """Order one request's candidates (module docstring); flag them when none fits."""
         budget, floor = req.max_chars, req.min_chars
         target = req.target_chars
-        if req.no_space and target is not None:  # re-rank in the unit of the request's bounds
+        if (
+            req.bounds_without_spaces and target is not None
+        ):  # re-rank in the unit of the request's bounds
             target = round(target * chars_no_space(req.text) / max(char_length(req.text), 1))
         uniq = list({o.text: o for o in sorted(outs, key=lambda o: o.mean)}.values())
         fitting = [o for o in uniq if budget is None or 0 < o.chars <= budget]

@@ -146,7 +146,9 @@ class NMTBackend:
                 cpp = self.chars_per_piece or max(src_chars, 1) / n_src
                 units = max(1, round(target / cpp))
         rerank = target
-        if req.no_space and target is not None:  # re-rank in the unit of the request's bounds
+        if (
+            req.bounds_without_spaces and target is not None
+        ):  # re-rank in the unit of the request's bounds
             rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
         return ids, units, rerank
 
@@ -181,7 +183,7 @@ class NMTBackend:
                 n_best=n_best,
                 target_chars=[r[3] for r in chunk],
                 min_chars=[requests[r[0]].min_chars for r in chunk],
-                no_space=[requests[r[0]].no_space for r in chunk],
+                no_space=[requests[r[0]].bounds_without_spaces for r in chunk],
                 words=self.words,
             )
             for r, hs in zip(chunk, hyps, strict=True):
