@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -12,24 +13,43 @@ class FitsubError(Exception):
 
 
 class InputError(FitsubError):
-    """Bad input or usage: one line naming the file, the line (when known) and the problem; exit 2."""
+    """Bad input or usage: one line naming the file, the line (when known) and the problem; exit 2.
+
+    `setting`: the parameter a bad value came in (its Python name, e.g. `max_segments`); the
+    problem then reads as a sentence about that setting ("must be at least 1, got 0"). The core
+    never names command-line flags: the CLI renders the setting as its flag (`--max-segments`)
+    through `message_for`, and Python callers see the parameter's name.
+    """
 
     exit_code = 2
 
-    def __init__(self, path: str | Path | None, problem: str, line: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None,
+        problem: str,
+        line: int | None = None,
+        setting: str | None = None,
+    ) -> None:
         self.path = None if path is None else str(path)
         self.problem = problem
         self.line = line
+        self.setting = setting
         super().__init__(self.message)
 
-    @property
-    def message(self) -> str:
-        """The one-line message: `FILE:LINE: problem` (parts omitted when unknown)."""
+    def message_for(self, name: Callable[[str], str]) -> str:
+        """The one-line message `FILE:LINE: SETTING problem` with the setting named by `name`
+        (parts omitted when unknown)."""
         where = ""
         if self.path is not None:
             where = self.path if self.line is None else f"{self.path}:{self.line}"
             where += ": "
-        return f"{where}{self.problem}"
+        what = "" if self.setting is None else f"{name(self.setting)} "
+        return f"{where}{what}{self.problem}"
+
+    @property
+    def message(self) -> str:
+        """The message with the setting under its Python name."""
+        return self.message_for(str)
 
 
 class ModelMissingError(FitsubError):

@@ -212,7 +212,9 @@ def load_testset(ts: TestSet, max_segments: int | None = None) -> LoadedSet:
         _check_count(ts.hyp, len(hyps), ts.ref, len(refs))
     if max_segments is not None:
         if max_segments < 1:
-            raise InputError(None, f"--max-segments must be at least 1, got {max_segments}")
+            raise InputError(
+                None, f"must be at least 1, got {max_segments}", setting="max_segments"
+            )
         refs = refs[:max_segments]
         srcs = None if srcs is None else srcs[:max_segments]
         hyps = None if hyps is None else hyps[:max_segments]
@@ -329,7 +331,7 @@ def translate_all(
 
     `lengths`: the setting's policy's length per source (None: ratio × source)."""
     if batch_size < 1:
-        raise InputError(None, f"--batch-size must be at least 1, got {batch_size}")
+        raise InputError(None, f"must be at least 1, got {batch_size}", setting="batch_size")
     outs: list[str] = []
     for start in range(0, len(srcs), batch_size):
         batch = srcs[start : start + batch_size]

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from typer.core import TyperOption
 
-from fitsub.errors import FitsubError
+from fitsub.errors import FitsubError, InputError
 
 app = typer.Typer(
     name="fitsub",
@@ -141,6 +141,11 @@ def _register(argv: list[str] | None = None) -> None:
         importlib.import_module(f"{__name__}.{info.name}")
 
 
+def flag_name(setting: str) -> str:
+    """The command-line flag of a core setting (`max_segments` → `--max-segments`)."""
+    return "--" + setting.replace("_", "-")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     _register(sys.argv[1:] if argv is None else None)
@@ -150,7 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     except FitsubError as err:
         if debug or os.environ.get(_DEBUG_ENV):
             raise
-        _say(f"fitsub: error: {err}")
+        text = err.message_for(flag_name) if isinstance(err, InputError) else str(err)
+        _say(f"fitsub: error: {text}")
         raise SystemExit(err.exit_code) from None
     except KeyboardInterrupt:
         _say("fitsub: interrupted")
