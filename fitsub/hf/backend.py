@@ -42,7 +42,7 @@ from fitsub.hf.constraints import LANG_TOKEN, BudgetProcessor, PieceTable, piece
 from fitsub.hf.encoding import PE_METHODS, attach
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
-from fitsub.units import char_length, chars_no_space
+from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
 META = "fitsub.json"  # written by `fitsub.hf.finetune` beside a fine-tuned model's config
 META_FORMAT = "fitsub-hf-1"
@@ -380,10 +380,10 @@ class HFBackend:
         units = None
         if self.positions is not None and target is not None:
             cpp = self.chars_per_piece or max(src_chars, 1) / max(1, len(content))
-            units = max(1, round(target / cpp))
+            units = subword_target(target, cpp)
         rerank = target
         if req.bounds_without_spaces and target is not None:
-            rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
+            rerank = chars_to_no_space(target, req.text)
         return _Job(i, text, len(ids), units, rerank)
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:

@@ -50,6 +50,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fitsub.units import SPACE_MARK, piece_chars, piece_leading_space
+
 NEG_INF = float("-inf")
 WORD_MARGIN = 1.5  # nats, as fitsub.nmt.search: a continuation must be this close to the best
 # language tokens of the families fitsub knows: >>ita<< (Marian), __it__ (M2M-100),
@@ -99,9 +101,9 @@ class PieceTable:
 
 def _marker(pieces: Sequence[str | None]) -> str:
     """The word-boundary mark of the vocabulary: `▁` (SentencePiece) or `Ġ` (byte-level BPE)."""
-    sp = sum(1 for p in pieces if p and p.startswith("\u2581"))
+    sp = sum(1 for p in pieces if p and p.startswith(SPACE_MARK))
     bpe = sum(1 for p in pieces if p and p.startswith("\u0120"))
-    return "\u0120" if bpe > sp else "\u2581"
+    return "\u0120" if bpe > sp else SPACE_MARK
 
 
 def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
@@ -131,8 +133,8 @@ def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
         if not text:
             special[i] = True
             continue
-        chars[i] = len(text)
-        lead[i] = int(text.startswith(" "))
+        chars[i] = piece_chars(text, " ")
+        lead[i] = piece_leading_space(text, " ")
         cont[i] = not text.startswith(" ") and text[0].isalnum()
     special[eos_id] = True
     pads = [i for i in range(vocab_size) if special[i] and i != eos_id]

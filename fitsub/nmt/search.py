@@ -65,7 +65,8 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.nmt.model import Transformer, unwrap
-from fitsub.nmt.tokenizer import SPACE, Tokenizer
+from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.units import piece_leading_space
 
 NEG_INF = float("-inf")
 WORD_MARGIN = 1.5  # nats: a continuation piece other than the model's best must be this close
@@ -107,7 +108,7 @@ def word_table(tokenizer: Tokenizer) -> WordTable:
     V = tokenizer.vocab_size
     texts = [None if tokenizer.is_special(i) else tokenizer.sp.id_to_piece(i) for i in range(V)]
     ids = {t: i for i, t in enumerate(texts) if t}
-    cont = [t is not None and not t.startswith(SPACE) and t[:1].isalnum() for t in texts]
+    cont = [t is not None and not piece_leading_space(t) and t[:1].isalnum() for t in texts]
     pre = [[ids[t[:k]] for k in range(1, len(t)) if t[:k] in ids] if t else [] for t in texts]
     width = max(1, max(map(len, pre)))
     table = torch.full((V, width), tokenizer.pad_id, dtype=torch.long)
