@@ -99,7 +99,7 @@ def train_length_cmd(
         sample_pairs,
     )
     from fitsub.nmt.backend import resolve_model_dir
-    from fitsub.nmt.data import read_prefix
+    from fitsub.nmt.corpus import read_prefix
     from fitsub.units import char_length
 
     if threads is not None:

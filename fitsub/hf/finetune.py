@@ -33,7 +33,7 @@ from fitsub.errors import InputError
 from fitsub.hf.backend import META, META_FORMAT, load_pretrained, source_text, target_language
 from fitsub.hf.encoding import PE_METHODS, attach, detach
 from fitsub.io import atomic_write_text
-from fitsub.nmt.data import Corpus, filter_pairs
+from fitsub.nmt.corpus import Corpus, filter_pairs
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
 from fitsub.units import char_length
 
@@ -219,7 +219,7 @@ def read_pairs(
     data: Path | None, corpus: list[str], prefixes: list[str], src: str, tgt: str, seed: int
 ) -> Corpus:
     """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`)."""
-    from fitsub.nmt.data import load_data_dir, read_prefix
+    from fitsub.nmt.corpus import load_data_dir, read_prefix
 
     pairs = Corpus()
     if data is not None:

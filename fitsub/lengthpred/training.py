@@ -285,7 +285,7 @@ def sample_pairs(
     seed: int,
 ) -> tuple[list[str], list[str], dict[str, int]]:
     """Read the named corpora (all of `data_dir` when none), filter, sample; sizes by name."""
-    from fitsub.nmt.data import filter_pairs, find_corpora, read_parallel
+    from fitsub.nmt.corpus import filter_pairs, find_corpora, read_parallel
 
     available = find_corpora(data_dir, src_lang, tgt_lang)
     chosen = list(specs) or [(name, None) for name in available]
