@@ -11,14 +11,8 @@ from hypothesis import strategies as st
 from nmt_helpers import word_tokenizer
 from test_search import random_model, sources
 
-from fitsub.nmt.search import (
-    WORD_MARGIN,
-    Hypothesis,
-    WordTable,
-    beam_search,
-    continuation_pieces,
-    word_table,
-)
+from fitsub.nmt.bounds import WORD_MARGIN, WordTable, continuation_pieces, word_table
+from fitsub.nmt.search import Hypothesis, beam_search
 from fitsub.units import SPACE_MARK
 
 torch.set_num_threads(1)

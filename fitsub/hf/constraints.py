@@ -14,7 +14,7 @@ At every step, for each live hypothesis of the batch (`BudgetProcessor.__call__`
   segment r // num_beams, the layout `generate` uses);
 * with a lower bound (`min_chars`, --min-ratio) EOS gets -inf while the hypothesis is shorter;
 * `no_space` rows count characters without spaces (a piece adds its characters less its `▁`);
-* whole words only (issue 11; the rule of `fitsub.nmt.search`, so both backends cut the same
+* whole words only (issue 11; the rule of `fitsub.nmt.bounds`, so both backends cut the same
   way). A continuation piece is a non-special piece that does not start with `▁` and whose
   first character is a letter or digit. `best` is the model's most likely next token before
   any budget masking (special tokens removed). For a live hypothesis whose last token is a text
@@ -50,10 +50,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from fitsub.nmt.bounds import NEG_INF, WORD_MARGIN  # the rule of fitsub.nmt.search's bounds
 from fitsub.units import SPACE_MARK, piece_chars, piece_leading_space
 
-NEG_INF = float("-inf")
-WORD_MARGIN = 1.5  # nats, as fitsub.nmt.search: a continuation must be this close to the best
 # language tokens of the families fitsub knows: >>ita<< (Marian), __it__ (M2M-100),
 # ita_Latn (NLLB), it_IT (mBART-50), <2it> (MADLAD / T5-style)
 LANG_TOKEN = re.compile(

@@ -28,9 +28,10 @@ import torch
 from fitsub.backend import Candidate, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
+from fitsub.nmt.bounds import word_table
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.search import beam_search, word_table
+from fitsub.nmt.search import beam_search
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
