@@ -30,8 +30,9 @@ import torch
 
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.backend import META, META_FORMAT, load_pretrained, source_text, target_language
 from fitsub.hf.encoding import PE_METHODS, attach, detach
+from fitsub.hf.languages import source_text, target_language
+from fitsub.hf.loading import META, META_FORMAT, load_pretrained
 from fitsub.io import atomic_write_text
 from fitsub.nmt.corpus import Corpus, filter_pairs
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
