@@ -80,15 +80,17 @@ def train_length_cmd(
     import torch
 
     from fitsub.io import check_output_path
-    from fitsub.lengthpred.predictor import (
+    from fitsub.lengthpred.encoder import (
         PACKAGE,
         Encoder,
         EncoderSpec,
-        default_predictor_dir,
         encoder_path,
+        require_extra,
+    )
+    from fitsub.lengthpred.predictor import (
+        default_predictor_dir,
         load_predictor,
         model_length_info,
-        require_extra,
     )
     from fitsub.lengthpred.training import (
         HeadOptions,

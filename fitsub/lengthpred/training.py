@@ -26,14 +26,8 @@ import torch
 from torch import Tensor
 
 from fitsub.errors import InputError
-from fitsub.lengthpred.predictor import (
-    UNITS,
-    Encoder,
-    EncoderSpec,
-    Head,
-    LengthPredictor,
-    PredictorConfig,
-)
+from fitsub.lengthpred.encoder import Encoder, EncoderSpec
+from fitsub.lengthpred.predictor import UNITS, Head, LengthPredictor, PredictorConfig
 from fitsub.units import char_length
 
 Log = Callable[[str], None]

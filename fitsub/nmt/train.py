@@ -34,11 +34,10 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 
 from fitsub.io import atomic_write_text
-from fitsub.nat.levt import LevT
-from fitsub.nat.model import CMLM
-from fitsub.nat.train import LevTBatch, cmlm_batch, levt_batch, levt_oracle_decode, oracle_decode
+from fitsub.nat.train import LevTBatch, cmlm_batch, levt_batch
 from fitsub.nmt.batches import Batch, BatchMaker, make_batches, shard
 from fitsub.nmt.checkpoint import save_checkpoint
+from fitsub.nmt.dev_bleu import dev_bleu
 from fitsub.nmt.distributed import (
     all_sum,
     barrier,
@@ -229,39 +228,16 @@ class Trainer:
         nll, ntok = all_sum(info, [nll, ntok])
         bleu = -1.0
         if info.is_main and self.cfg.bleu_sentences > 0:
-            bleu = self._dev_bleu()
-        dev_bleu = None
+            bleu = dev_bleu(
+                self.model, self.dev_batches, self.prepared.dev, self.prepared.dev_text,
+                self.tokenizer, self.cfg.bleu_sentences, self.cfg.max_pieces,
+                info.device, self.bf16,
+            )  # fmt: skip
+        score = None
         if self.cfg.bleu_sentences > 0:
-            dev_bleu = broadcast_floats(info, [bleu])[0]
+            score = broadcast_floats(info, [bleu])[0]
         self.model.train()
-        return nll / max(ntok, 1.0), dev_bleu
-
-    def _dev_bleu(self) -> float:
-        import sacrebleu
-
-        from fitsub.nmt.search import beam_search
-
-        n = min(self.cfg.bleu_sentences, len(self.prepared.dev))
-        order = np.argsort(self.prepared.dev.src_lens[:n], kind="stable")
-        hyps: dict[int, str] = {}
-        for start in range(0, n, 64):
-            idx = order[start : start + 64]
-            b = self.dev_batches.make(idx, None, train=False)
-            if isinstance(self.model, CMLM | LevT):  # NAT decoding, the reference piece count
-                with autocast(self.info.device, self.bf16):
-                    if isinstance(self.model, LevT):
-                        ids = levt_oracle_decode(self.model, b)
-                    else:
-                        ids = oracle_decode(self.model, b)
-                for i, row in zip(idx, ids, strict=True):
-                    hyps[int(i)] = self.tokenizer.decode(row)
-                continue
-            with autocast(self.info.device, self.bf16):
-                out = beam_search(self.model, b.src, b.tgt_len, beam=1, max_len=self.cfg.max_pieces)
-            for i, h in zip(idx, out, strict=True):
-                hyps[int(i)] = self.tokenizer.decode(h[0].ids) if h else ""
-        refs = [self.prepared.dev_text.tgt[i] for i in range(n)]
-        return float(sacrebleu.corpus_bleu([hyps[i] for i in range(n)], [refs]).score)
+        return nll / max(ntok, 1.0), score
 
     # -- saving -------------------------------------------------------------------------------------
     def save(self, kind: str) -> None:
