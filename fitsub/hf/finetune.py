@@ -85,8 +85,9 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     if cfg.method not in HF_METHODS:
         raise InputError(
             None,
-            f"--method {cfg.method!r} cannot fine-tune a Hugging Face model; "
+            f"{cfg.method!r} cannot fine-tune a Hugging Face model; "
             f"choose from {', '.join(HF_METHODS)}",
+            setting="method",
         )
     out = Path(cfg.out_dir)
     best = out / "best"
@@ -102,8 +103,9 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     if cfg.method in PE_METHODS and kind != "marian":
         raise InputError(
             cfg.base,
-            f"--method {cfg.method} adds a length encoding to sinusoidal decoder positions "
+            f"{cfg.method} adds a length encoding to sinusoidal decoder positions "
             f"(Marian); a {kind} model needs --method tok",
+            setting="method",
         )
     lang = target_language(tok, config, cfg.tgt_lang, cfg.src_lang, cfg.base)
     if lang.forced_bos is not None and hasattr(tok, "tgt_lang") and lang.code:

@@ -34,12 +34,14 @@ def require_transformers(model: str) -> Any:
             f"{HF_EXTRA}"
         ) from None
     # a CLI prints one line per problem: no progress bars or advice from transformers itself
-    transformers.utils.logging.disable_progress_bar()
-    transformers.utils.logging.set_verbosity_error()
+    tf_logging: Any = transformers.utils.logging  # untyped functions
+    tf_logging.disable_progress_bar()
+    tf_logging.set_verbosity_error()
     try:  # huggingface_hub's download retries and advice
         import huggingface_hub
 
-        huggingface_hub.utils.logging.set_verbosity_error()
+        hub_logging: Any = huggingface_hub.utils.logging
+        hub_logging.set_verbosity_error()
     except (ImportError, AttributeError):
         pass
     warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")

@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -76,8 +77,9 @@ class Encoder:
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as hf_logging
 
-        hf_logging.disable_progress_bar()  # "Loading weights" bars and notes: not for the CLI
-        hf_logging.set_verbosity_error()
+        log: Any = hf_logging  # untyped functions
+        log.disable_progress_bar()  # "Loading weights" bars and notes: not for the CLI
+        log.set_verbosity_error()
 
         self.path = Path(path)
         self.max_tokens = max_tokens

@@ -72,7 +72,8 @@ class Head(nn.Module):
     def forward(self, feats: Tensor) -> Tensor:
         """[N, dim] → [N] predicted log(target length / source characters)."""
         mean, std = self.get_buffer("feat_mean"), self.get_buffer("feat_std")
-        return self.net((feats - mean) / std).squeeze(-1)
+        result: Tensor = self.net((feats - mean) / std).squeeze(-1)
+        return result
 
 
 @dataclass
@@ -296,9 +297,8 @@ def open_policy(
         predictor = open_for_model(predictor_dir, model_dir)
     else:
         if predictor_dir is None:
-            raise InputError(
-                None, "--length-policy predicted with this model needs --length-predictor DIR"
-            )
+            problem = "predicted with this model needs --length-predictor DIR"
+            raise InputError(None, problem, setting="length_policy")
         cfg = read_predictor_config(predictor_dir)
         if (cfg.src_lang, cfg.tgt_lang, cfg.unit) != (src_lang, tgt_lang, "char"):
             raise InputError(

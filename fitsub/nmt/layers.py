@@ -114,7 +114,8 @@ class SelfAttention(nn.Module):
             y = _attend(q, k, v, mask, causal, self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
-        return self.proj(_merge(y))  # (B, T, C)
+        result: Tensor = self.proj(_merge(y))  # (B, T, C)
+        return result
 
 
 class CrossAttention(nn.Module):
@@ -144,7 +145,8 @@ class CrossAttention(nn.Module):
             y = _attend(q, k, v, mask, False, self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        return self.proj(_merge(y))  # (B, T, C)
+        result: Tensor = self.proj(_merge(y))  # (B, T, C)
+        return result
 
 
 class FeedForward(nn.Module):
@@ -157,7 +159,8 @@ class FeedForward(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         """(B, T, C) -> (B, T, C)."""
-        return self.down(self.drop(F.gelu(self.up(x))))
+        result: Tensor = self.down(self.drop(F.gelu(self.up(x))))
+        return result
 
 
 class EncoderLayer(nn.Module):
@@ -173,7 +176,8 @@ class EncoderLayer(nn.Module):
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
         """(B, S, C) -> (B, S, C)."""
         x = x + self.drop(self.attn(self.ln1(x), mask=mask))
-        return x + self.drop(self.ff(self.ln2(x)))
+        result: Tensor = x + self.drop(self.ff(self.ln2(x)))
+        return result
 
 
 class DecoderLayer(nn.Module):
@@ -201,4 +205,5 @@ class DecoderLayer(nn.Module):
         """(B, T, C) -> (B, T, C)."""
         x = x + self.drop(self.self_attn(self.ln1(x), self_mask, causal, cache, layer))
         x = x + self.drop(self.cross_attn(self.ln2(x), memory, src_mask, cache, layer))
-        return x + self.drop(self.ff(self.ln3(x)))
+        result: Tensor = x + self.drop(self.ff(self.ln3(x)))
+        return result

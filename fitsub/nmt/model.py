@@ -142,7 +142,8 @@ class Transformer(nn.Module):
     def project(self, x: Tensor) -> Tensor:
         """Decoder states (..., D) -> logits (..., V) through the tied output projection."""
         if self.out_proj is not None:
-            return self.out_proj(x)
+            result: Tensor = self.out_proj(x)
+            return result
         return x @ self.embed.weight.t()
 
     def decode_hidden(
@@ -182,7 +183,8 @@ class Transformer(nn.Module):
         if cache is not None:
             cache.steps = t0 + T
             cache.units = pos[:, -1]
-        return self.dec_norm(x)  # (B, T, D)
+        result: Tensor = self.dec_norm(x)  # (B, T, D)
+        return result
 
     def forward(
         self, src: Tensor, tgt_in: Tensor, tgt_len: Tensor | None, hidden: bool = False

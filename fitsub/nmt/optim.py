@@ -48,6 +48,5 @@ def choose_bf16(precision: str, device: torch.device) -> bool:
         return True
     if device.type == "cuda":
         return bool(torch.cuda.is_bf16_supported())
-    return bool(
-        torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-    )
+    mkldnn: Any = torch.backends.mkldnn  # untyped in torch's stubs
+    return bool(mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported())

@@ -174,7 +174,7 @@ class Trainer:
             )
             with ctx:
                 loss = self._batch_loss(self.step_model, b, cfg.label_smoothing)
-                (loss * scale).backward()
+                torch.autograd.backward(loss * scale)
             loss_sum += float(loss.detach())
         for g in self.optimizer.param_groups:
             g["lr"] = inverse_sqrt_lr(step, cfg.lr, cfg.warmup)

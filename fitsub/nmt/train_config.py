@@ -134,7 +134,10 @@ class TrainConfig:
             )
         if m.noise < 0 or not 0.0 <= m.length_dropout < 1.0:
             raise InputError(None, "noise must be >= 0 and length dropout in [0, 1)")
-        if self.max_tokens < 16 or self.update_freq < 1 or self.eval_every < 1:
-            raise InputError(None, "--max-tokens must be >= 16; --update-freq, --eval-every >= 1")
+        if self.max_tokens < 16:
+            raise InputError(None, f"must be >= 16, got {self.max_tokens}", setting="max_tokens")
+        for name, value in (("update_freq", self.update_freq), ("eval_every", self.eval_every)):
+            if value < 1:
+                raise InputError(None, f"must be >= 1, got {value}", setting=name)
         if not (self.data_dir or self.train_prefixes):
             raise InputError(None, "no training data: give --data DIR or --train PREFIX")
