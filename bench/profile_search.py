@@ -2,7 +2,7 @@
 
 Parts: encoder; decoder self-attention (with the cache append), cross-attention, feed-forward
 (each including its LayerNorm-free module call); output projection (`Transformer.project`);
-log-softmax + budget / word masks (`search._step_scores` less the projection); cache reorder
+log-softmax + budget / word masks (`bounds.step_scores` less the projection); cache reorder
 (`KVCache.reorder`); the rest of the loop (embedding, LayerNorms, candidate layout, topk,
 bookkeeping, Python). The shipped en-it model, unconstrained and with a 1.0x hard budget.
 Run: `python bench/profile_search.py [--n 100] [--beam 5] [--batch 16] [--threads 1]`.
@@ -20,6 +20,8 @@ from typing import Any
 import torch
 
 from fitsub.backend import Request
+from fitsub.nmt import cache as C
+from fitsub.nmt import layers as L
 from fitsub.nmt import model as M
 from fitsub.nmt import search as S
 from fitsub.nmt.backend import NMTBackend, resolve_model_dir
@@ -61,13 +63,13 @@ def main() -> None:
     texts = decode_vs_ct2.sentences(args.n)
     backend = NMTBackend(resolve_model_dir(None, "en", "it"), device="cpu", beam=args.beam,
                          batch_size=args.batch, int8=args.int8)  # fmt: skip
-    M.SelfAttention.forward = timed("self-attention", M.SelfAttention.forward)  # type: ignore[method-assign]
-    M.CrossAttention.forward = timed("cross-attention", M.CrossAttention.forward)  # type: ignore[method-assign]
-    M.FeedForward.forward = timed("feed-forward", M.FeedForward.forward)  # type: ignore[method-assign]
+    L.SelfAttention.forward = timed("self-attention", L.SelfAttention.forward)  # type: ignore[method-assign]
+    L.CrossAttention.forward = timed("cross-attention", L.CrossAttention.forward)  # type: ignore[method-assign]
+    L.FeedForward.forward = timed("feed-forward", L.FeedForward.forward)  # type: ignore[method-assign]
     M.Transformer.project = timed("output projection", M.Transformer.project)  # type: ignore[method-assign]
     M.Transformer.encode = timed("encoder", M.Transformer.encode)  # type: ignore[method-assign]
-    M.KVCache.reorder = timed("cache reorder", M.KVCache.reorder)  # type: ignore[method-assign]
-    S._step_scores = timed("log-softmax + masks", S._step_scores)
+    C.KVCache.reorder = timed("cache reorder", C.KVCache.reorder)  # type: ignore[method-assign]
+    S.step_scores = timed("log-softmax + masks", S.step_scores)
     for mode in ("unconstrained", "budget-1.0"):
         reqs = [
             Request(t) if mode == "unconstrained" else Request(t, len(t), len(t)) for t in texts

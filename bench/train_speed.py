@@ -36,9 +36,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from fitsub.nmt import data as D
+from fitsub.nmt import corpus as D
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.train import TrainConfig, Trainer
+from fitsub.nmt.events import EvalEvent, StepEvent, TrainEvent
+from fitsub.nmt.train import Trainer
+from fitsub.nmt.train_config import TrainConfig
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-it" / "train"
 SIZES = {"small": (256, 4, 3, 3, 1024), "base": (512, 8, 6, 6, 2048)}
@@ -126,21 +128,21 @@ def bench_data(tmp: Path, pairs: int, seed: int = 0) -> tuple[str, str]:
 
 def run_trainer(cfg: TrainConfig, skip: int) -> tuple[dict[str, Any], Trainer]:
     """Train `cfg.max_steps` updates; steady-state tokens/s over the updates after `skip`."""
-    events: list[dict[str, Any]] = []
+    events: list[TrainEvent] = []
     trainer = Trainer(cfg, events.append)
     t0 = time.perf_counter()
     trainer.run()
     wall = time.perf_counter() - t0
-    steps = [e for e in events if e["event"] == "step"][skip:]
-    tokens = sum(e["tokens"] for e in steps)
-    seconds = sum(e["seconds"] for e in steps)
-    evals = [e for e in events if e["event"] == "eval"]
+    steps = [e for e in events if isinstance(e, StepEvent)][skip:]
+    tokens = sum(e.tokens for e in steps)
+    seconds = sum(e.seconds for e in steps)
+    evals = [e for e in events if isinstance(e, EvalEvent)]
     return {
         "tokens_per_s": tokens / seconds,
-        "step_s": statistics.median(e["seconds"] for e in steps),
+        "step_s": statistics.median(e.seconds for e in steps),
         "tokens_per_step": tokens / len(steps),
         "flops_per_token": train_flops_per_target_token(trainer.mcfg, trainer.prepared.train),
-        "dev_loss": evals[-1]["dev_loss"] if evals else None,
+        "dev_loss": evals[-1].dev_loss if evals else None,
         "wall_s": wall,
         "bf16": trainer.bf16,
     }, trainer
@@ -150,15 +152,13 @@ def base_config(
     out: Path, prefix: str, size: str, args: argparse.Namespace, **kw: Any
 ) -> TrainConfig:
     d, h, e, dl, f = SIZES[size]
-    cfg = TrainConfig(
-        out_dir=str(out), train_prefixes=[prefix], dev_size=300, d_model=d, n_heads=h,
+    options: dict[str, Any] = dict(
+        train_prefixes=[prefix], dev_size=300, d_model=d, n_heads=h,
         enc_layers=e, dec_layers=dl, d_ff=f, vocab_size=8000, spm_sentences=20_000,
         max_tokens=args.max_tokens, log_every=1, eval_every=10**9, bleu_sentences=0,
         compile=args.compile, threads=args.threads, seed=args.seed, patience=0,
     )  # fmt: skip
-    for k, v in kw.items():
-        setattr(cfg, k, v)
-    return cfg
+    return TrainConfig.from_options(str(out), **{**options, **kw})
 
 
 def fairseq_speed(trainer: Trainer, tmp: Path, args: argparse.Namespace) -> float | None:

@@ -72,13 +72,20 @@ class DistillConfig:
     def validate(self) -> None:
         """InputError for an impossible setting."""
         if self.length not in LENGTH_MODES:
-            raise InputError(None, f"--length must be one of {', '.join(LENGTH_MODES)}")
+            problem = f"must be one of {', '.join(LENGTH_MODES)}"
+            raise InputError(None, problem, setting="length")
         if self.length == "reference" and self.reference is None:
-            raise InputError(None, "--length reference needs --reference (or use --length source)")
+            problem = "reference needs --reference (or use --length source)"
+            raise InputError(None, problem, setting="length")
         if self.noise_mode not in NOISE_MODES:
-            raise InputError(None, f"--noise-mode must be one of {', '.join(NOISE_MODES)}")
-        if self.noise < 0 or self.group < 1 or (self.limit is not None and self.limit < 1):
-            raise InputError(None, "--noise must be >= 0, --limit and the group size >= 1")
+            problem = f"must be one of {', '.join(NOISE_MODES)}"
+            raise InputError(None, problem, setting="noise_mode")
+        if self.noise < 0:
+            raise InputError(None, f"must be >= 0, got {self.noise}", setting="noise")
+        if self.limit is not None and self.limit < 1:
+            raise InputError(None, f"must be >= 1, got {self.limit}", setting="limit")
+        if self.group < 1:
+            raise InputError(None, f"the group size must be >= 1, got {self.group}")
 
     def identity(self) -> dict[str, Any]:
         """The settings a resumed run must share with the run it continues."""

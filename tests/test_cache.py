@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from fitsub.nmt.model import KVCache
+from fitsub.nmt.cache import KVCache
 
 
 def test_append_writes_into_a_preallocated_buffer_and_returns_the_prefix() -> None:

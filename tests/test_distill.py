@@ -182,10 +182,11 @@ def test_distill_train_translate_eval_end_to_end(
 def test_cmlm_training_resumes_exactly(toy: Path, tmp_path: Path) -> None:
     from safetensors.torch import load_file
 
-    from fitsub.nmt.train import TrainConfig, train
+    from fitsub.nmt.train import train
+    from fitsub.nmt.train_config import TrainConfig
 
     def cfg(out: Path, steps: int, resume: bool = False) -> TrainConfig:
-        return TrainConfig(
+        return TrainConfig.from_options(
             out_dir=str(out), data_dir=str(toy), dev_size=20, arch="cmlm", method="ldpe+pe",
             noise=2, noise_mode="positive", d_model=32, n_heads=2, enc_layers=1, dec_layers=1,
             d_ff=64, vocab_size=60, max_tokens=512, max_steps=steps, warmup=5, lr=3e-3,

@@ -43,7 +43,7 @@ SCRIPT = textwrap.dedent(
         return real_make(self, idx, gen, train)
 
     T.BatchMaker.make = recording_make
-    cfg = T.TrainConfig(
+    cfg = T.TrainConfig.from_options(
         out_dir=str(here / "run"), data_dir=str(here / "data"), dev_size=40, method="tok+ldpe",
         noise=2, d_model=32, n_heads=2, enc_layers=1, dec_layers=1, d_ff=64, vocab_size=60,
         max_tokens=256, max_pieces=60, max_steps=6, warmup=3, lr=3e-3, eval_every=3, log_every=3,

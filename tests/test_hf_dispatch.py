@@ -10,8 +10,8 @@ import pytest
 
 from fitsub.cli import main
 from fitsub.errors import ModelMissingError
-from fitsub.hf.backend import require_transformers
 from fitsub.hf.dispatch import is_hf_model
+from fitsub.hf.loading import require_transformers
 
 
 def run(args: list[str]) -> int:
@@ -51,7 +51,7 @@ def test_missing_extra_is_one_line(
 
 
 def test_language_token_spellings_per_family() -> None:
-    from fitsub.hf.backend import _codes
+    from fitsub.hf.languages import _codes
 
     codes = _codes("it")
     assert {"ita_Latn", "it_IT", "__it__"} <= set(codes)

@@ -18,7 +18,7 @@ from fitsub.cli import main  # noqa: E402
 from fitsub.errors import InputError  # noqa: E402
 from fitsub.hf.backend import HFBackend  # noqa: E402
 from fitsub.hf.finetune import FinetuneConfig, finetune  # noqa: E402
-from fitsub.nmt.data import Corpus  # noqa: E402
+from fitsub.nmt.corpus import Corpus  # noqa: E402
 from fitsub.units import char_length  # noqa: E402
 
 

@@ -35,10 +35,8 @@ from fitsub.units import char_length
 
 transformers = pytest.importorskip("transformers")
 
+from fitsub.lengthpred.encoder import ENCODER_DIR, Encoder, EncoderSpec  # noqa: E402
 from fitsub.lengthpred.predictor import (  # noqa: E402
-    ENCODER_DIR,
-    Encoder,
-    EncoderSpec,
     LengthPredictor,
     load_predictor,
     open_for_model,

@@ -24,7 +24,7 @@ from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import _cap, levt_decode
 from fitsub.nat.levt_oracle import edits, random_deletion
 from fitsub.nat.train import levt_batch
-from fitsub.nmt.batching import Batch
+from fitsub.nmt.batches import Batch
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.units import char_length, chars_no_space

@@ -9,7 +9,8 @@ from nmt_helpers import word_texts, word_tokenizer
 
 from fitsub.nmt.checkpoint import build_model
 from fitsub.nmt.config import METHODS, ModelConfig
-from fitsub.nmt.model import Transformer, _attend, dropout, keep_mask
+from fitsub.nmt.layers import _attend, dropout, keep_mask
+from fitsub.nmt.model import Transformer
 
 torch.set_num_threads(1)
 

@@ -20,7 +20,7 @@ from fitsub.nat.checkpoint import build_cmlm, cmlm_config, is_cmlm_checkpoint, l
 from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.model import CMLM
 from fitsub.nat.train import cmlm_batch
-from fitsub.nmt.batching import Batch
+from fitsub.nmt.batches import Batch
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.tokenizer import Tokenizer

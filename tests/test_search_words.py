@@ -11,15 +11,9 @@ from hypothesis import strategies as st
 from nmt_helpers import word_tokenizer
 from test_search import random_model, sources
 
-from fitsub.nmt.search import (
-    WORD_MARGIN,
-    Hypothesis,
-    WordTable,
-    beam_search,
-    continuation_pieces,
-    word_table,
-)
-from fitsub.nmt.tokenizer import SPACE
+from fitsub.nmt.bounds import WORD_MARGIN, WordTable, continuation_pieces, word_table
+from fitsub.nmt.search import Hypothesis, beam_search
+from fitsub.units import SPACE_MARK
 
 torch.set_num_threads(1)
 MAX_LEN = 40
@@ -57,7 +51,7 @@ def test_continuation_pieces_are_word_inner_text_pieces() -> None:
     assert len(cont) == tok.vocab_size
     for i in range(tok.vocab_size):
         piece = tok.sp.id_to_piece(i)
-        if tok.is_special(i) or piece.startswith(SPACE):
+        if tok.is_special(i) or piece.startswith(SPACE_MARK):
             assert not cont[i], piece
         elif piece[:1].isalnum():
             assert cont[i], piece

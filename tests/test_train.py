@@ -13,7 +13,9 @@ from safetensors.torch import load_file
 from fitsub.cli import main
 from fitsub.nmt.checkpoint import load_checkpoint
 from fitsub.nmt.loss import projected_nll, smoothed_nll
-from fitsub.nmt.train import TrainConfig, inverse_sqrt_lr, train
+from fitsub.nmt.optim import inverse_sqrt_lr
+from fitsub.nmt.train import train
+from fitsub.nmt.train_config import TrainConfig
 
 torch.set_num_threads(1)
 
@@ -93,7 +95,7 @@ def test_cli_trains_saves_and_resumes(toy: Path, tmp_path: Path) -> None:
 
 def test_resumed_run_makes_the_same_updates(toy: Path, tmp_path: Path) -> None:
     def cfg(out: Path, steps: int, resume: bool = False) -> TrainConfig:
-        return TrainConfig(
+        return TrainConfig.from_options(
             out_dir=str(out), data_dir=str(toy), dev_size=40, method="ldpe", noise=2,
             length_dropout=0.2, d_model=32, n_heads=2, enc_layers=1, dec_layers=1, d_ff=64,
             vocab_size=60, max_tokens=512, max_steps=steps, warmup=5, lr=3e-3, eval_every=6,

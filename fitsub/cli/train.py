@@ -16,7 +16,9 @@ from rich.text import Text
 from fitsub.cli import app
 from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
-from fitsub.nmt.train import TrainConfig, train
+from fitsub.nmt.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent, TrainEvent
+from fitsub.nmt.train import train
+from fitsub.nmt.train_config import TrainConfig
 
 _D = TrainConfig(out_dir="")
 # --size presets: (d_model, heads, encoder layers, decoder layers, feed-forward size)
@@ -83,22 +85,26 @@ def train_cmd(
     dev_size: int = typer.Option(
         _D.dev_size, "--dev-size", min=1, help="Dev pairs held out when no --dev."
     ),
-    src: str = typer.Option(_D.src_lang, "--src", help="Source language code (file suffix)."),
-    tgt: str = typer.Option(_D.tgt_lang, "--tgt", help="Target language code (file suffix)."),
-    method: str = typer.Option(_D.method, "--method", help=f"Length method: {', '.join(METHODS)}."),
+    src: str = typer.Option(_D.model.src_lang, "--src", help="Source language code (file suffix)."),
+    tgt: str = typer.Option(_D.model.tgt_lang, "--tgt", help="Target language code (file suffix)."),
+    method: str = typer.Option(
+        _D.model.method, "--method", help=f"Length method: {', '.join(METHODS)}."
+    ),
     arch: str = typer.Option(
         _D.arch,
         "--arch",
         help="ar (autoregressive), or non-autoregressive: cmlm (mask-predict) or levt "
         "(Levenshtein Transformer, perLDPE in its placeholder classifier).",
     ),
-    noise: int = typer.Option(_D.noise, "--noise", min=0, help="Length perturbation window k."),
-    noise_mode: str = typer.Option(
-        _D.noise_mode, "--noise-mode", help="symmetric [-k,k] or positive [0,k]."
+    noise: int = typer.Option(
+        _D.model.noise, "--noise", min=0, help="Length perturbation window k."
     ),
-    length_unit: str = typer.Option(_D.length_unit, "--length-unit", help="char or subword."),
+    noise_mode: str = typer.Option(
+        _D.model.noise_mode, "--noise-mode", help="symmetric [-k,k] or positive [0,k]."
+    ),
+    length_unit: str = typer.Option(_D.model.length_unit, "--length-unit", help="char or subword."),
     length_dropout: float = typer.Option(
-        _D.length_dropout, "--length-dropout", help="Share of rows trained without a length."
+        _D.model.length_dropout, "--length-dropout", help="Share of rows trained without a length."
     ),
     size: str = typer.Option("small", "--size", help=f"Model size preset: {', '.join(SIZES)}."),
     d_model: int | None = typer.Option(
@@ -107,9 +113,9 @@ def train_cmd(
     layers: int | None = typer.Option(
         None, "--layers", help="Override encoder and decoder layers."
     ),
-    dropout: float = typer.Option(_D.dropout, "--dropout", help="Dropout."),
+    dropout: float = typer.Option(_D.model.dropout, "--dropout", help="Dropout."),
     vocab_size: int = typer.Option(
-        _D.vocab_size, "--vocab-size", help="SentencePiece vocabulary size."
+        _D.model.vocab_size, "--vocab-size", help="SentencePiece vocabulary size."
     ),
     init_from: Path | None = typer.Option(
         None,
@@ -205,11 +211,11 @@ def train_cmd(
             cfg.threads = threads
         cfg.device = device
     else:
-        cfg = TrainConfig(
+        cfg = TrainConfig.from_options(
             out_dir=str(out), src_lang=src, tgt_lang=tgt,
             data_dir=None if data is None else str(data), corpora=list(corpus),
             train_prefixes=list(train_prefix), dev_prefix=dev, dev_size=dev_size,
-            method=method, arch=arch, length_unit=length_unit,  # type: ignore[arg-type]  # validated
+            method=method, arch=arch, length_unit=length_unit,  # validated by TrainConfig.validate
             noise=noise, noise_mode=noise_mode, length_dropout=length_dropout,
             d_model=d, n_heads=heads, enc_layers=enc, dec_layers=dec, d_ff=ff, dropout=dropout,
             vocab_size=vocab_size, init_from=None if init_from is None else str(init_from),
@@ -253,38 +259,39 @@ class _Display:
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
 
-    def __call__(self, ev: dict[str, Any]) -> None:
-        kind, say = ev["event"], self.progress.console.print
-        if kind == "data":
-            f = ev["filtered"]
+    def __call__(self, ev: TrainEvent) -> None:
+        say = self.progress.console.print
+        if isinstance(ev, DataEvent):
+            r = ev.report
+            f = r.filtered
             say(
-                f"data: {ev['train_pairs']} training pairs, {ev['dev_pairs']} dev ({ev['dev_from']}); "
+                f"data: {r.train_pairs} training pairs, {r.dev_pairs} dev ({r.dev_from}); "
                 f"dropped {f['empty']} empty, {f['too_long']} too long, {f['ratio']} bad ratio, "
                 f"{f['too_many_pieces']} over the piece limit"
             )
-            t_short, t_long = ev["thresholds"]
+            t_short, t_long = ev.thresholds
             say(
-                f"vocab {ev['vocab_size']}, {ev['params'] / 1e6:.2f} M parameters, "
+                f"vocab {ev.vocab_size}, {ev.params / 1e6:.2f} M parameters, "
                 f"length-token thresholds <short> < {t_short:.3f} ≤ <normal> ≤ {t_long:.3f} < <long>, "
-                f"{ev['chars_per_piece']:.2f} chars/piece, bf16 {ev['bf16']}, compile {ev['compile']}, "
-                f"{ev['world']} process(es)"
-                + (f", resuming at step {ev['resumed_step']}" if ev["resumed_step"] else "")
+                f"{ev.chars_per_piece:.2f} chars/piece, bf16 {ev.bf16}, compile {ev.compile}, "
+                f"{ev.world} process(es)"
+                + (f", resuming at step {ev.resumed_step}" if ev.resumed_step else "")
             )
-        elif kind == "start":
+        elif isinstance(ev, StartEvent):
             self.progress.start_task(self.task)
-            self.progress.update(self.task, completed=ev["step"])
-        elif kind == "step":
-            eta = "-" if ev["eta"] is None else _clock(ev["eta"])
+            self.progress.update(self.task, completed=ev.step)
+        elif isinstance(ev, StepEvent):
+            eta = "-" if ev.eta is None else _clock(ev.eta)
             self.progress.update(
-                self.task, completed=ev["step"], loss=f"{ev['loss']:.3f}",
-                tps=f"{ev['tokens_per_s']:,.0f}", eta=eta,
+                self.task, completed=ev.step, loss=f"{ev.loss:.3f}",
+                tps=f"{ev.tokens_per_s:,.0f}", eta=eta,
             )  # fmt: skip
-        elif kind == "eval":
-            bleu = f", dev BLEU {ev['dev_bleu']:.2f}" if "dev_bleu" in ev else ""
-            mark = " (best)" if ev["best"] else ""
-            say(f"step {ev['step']}: dev loss {ev['dev_loss']:.3f}{bleu}{mark}")
-        elif kind == "done":
-            say(f"stopped at step {ev['step']} ({ev['reason'] or 'end'})")
+        elif isinstance(ev, EvalEvent):
+            bleu = "" if ev.dev_bleu is None else f", dev BLEU {ev.dev_bleu:.2f}"
+            mark = " (best)" if ev.best else ""
+            say(f"step {ev.step}: dev loss {ev.dev_loss:.3f}{bleu}{mark}")
+        elif isinstance(ev, DoneEvent):
+            say(f"stopped at step {ev.step} ({ev.reason or 'end'})")
 
 
 def _clock(seconds: float) -> str:

@@ -80,15 +80,17 @@ def train_length_cmd(
     import torch
 
     from fitsub.io import check_output_path
-    from fitsub.lengthpred.predictor import (
+    from fitsub.lengthpred.encoder import (
         PACKAGE,
         Encoder,
         EncoderSpec,
-        default_predictor_dir,
         encoder_path,
+        require_extra,
+    )
+    from fitsub.lengthpred.predictor import (
+        default_predictor_dir,
         load_predictor,
         model_length_info,
-        require_extra,
     )
     from fitsub.lengthpred.training import (
         HeadOptions,
@@ -99,7 +101,7 @@ def train_length_cmd(
         sample_pairs,
     )
     from fitsub.nmt.backend import resolve_model_dir
-    from fitsub.nmt.data import read_prefix
+    from fitsub.nmt.corpus import read_prefix
     from fitsub.units import char_length
 
     if threads is not None:

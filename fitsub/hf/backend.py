@@ -18,248 +18,31 @@ Target language (`--lang`): a forced first target token for M2M-100 / NLLB / mBA
 T5-style models (`<2it>`); a bilingual model needs none. A model fine-tuned by
 `fitsub.hf.finetune` also gets its length token (Lakew et al. 2019) or its LDPE / LRPE length
 (Takase & Okazaki 2019) from `Request.target_chars`.
+
+Loading is `fitsub.hf.loading`'s, the target language `fitsub.hf.languages`'.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import socket
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 import torch
 
 from fitsub.backend import Candidate, Request
 from fitsub.device import resolve_device
-from fitsub.errors import InputError, ModelMissingError
-from fitsub.hf.constraints import LANG_TOKEN, BudgetProcessor, PieceTable, piece_table
+from fitsub.errors import InputError
+from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table
 from fitsub.hf.encoding import PE_METHODS, attach
+from fitsub.hf.languages import source_text, target_language
+from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
-from fitsub.units import char_length, chars_no_space
+from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
-META = "fitsub.json"  # written by `fitsub.hf.finetune` beside a fine-tuned model's config
-META_FORMAT = "fitsub-hf-1"
-HF_EXTRA = "pip install 'fitsub[hf]'"
 DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
-
-ISO3 = {
-    "it": "ita", "de": "deu", "fr": "fra", "es": "spa", "en": "eng", "pt": "por", "nl": "nld",
-    "ro": "ron", "ru": "rus", "pl": "pol", "tr": "tur", "sv": "swe", "cs": "ces", "el": "ell",
-    "zh": "zho", "ja": "jpn", "ko": "kor", "ar": "ara", "uk": "ukr", "ca": "cat", "da": "dan",
-    "fi": "fin", "hu": "hun", "no": "nor",
-}  # fmt: skip
-NLLB = {
-    "it": "ita_Latn", "de": "deu_Latn", "fr": "fra_Latn", "es": "spa_Latn", "en": "eng_Latn",
-    "pt": "por_Latn", "nl": "nld_Latn", "ro": "ron_Latn", "ru": "rus_Cyrl", "pl": "pol_Latn",
-    "tr": "tur_Latn", "sv": "swe_Latn", "cs": "ces_Latn", "el": "ell_Grek", "zh": "zho_Hans",
-    "ja": "jpn_Jpan", "ko": "kor_Hang", "ar": "arb_Arab", "uk": "ukr_Cyrl", "ca": "cat_Latn",
-    "da": "dan_Latn", "fi": "fin_Latn", "hu": "hun_Latn", "no": "nob_Latn",
-}  # fmt: skip
-MBART50 = {
-    "it": "it_IT", "de": "de_DE", "fr": "fr_XX", "es": "es_XX", "en": "en_XX", "pt": "pt_XX",
-    "nl": "nl_XX", "ro": "ro_RO", "ru": "ru_RU", "pl": "pl_PL", "tr": "tr_TR", "sv": "sv_SE",
-    "cs": "cs_CZ", "zh": "zh_CN", "ja": "ja_XX", "ko": "ko_KR", "ar": "ar_AR", "uk": "uk_UA",
-    "fi": "fi_FI",
-}  # fmt: skip
-FORCED_BOS_TYPES = ("m2m_100", "mbart", "nllb_moe", "nllb")
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
-
-
-def require_transformers(model: str) -> Any:
-    """The `transformers` module, or a one-line error naming the extra to install."""
-    try:
-        import transformers
-    except ImportError:
-        what = "" if Path(model).exists() else "no such model directory; as a hub id, "
-        raise ModelMissingError(
-            f"{model}: {what}Hugging Face models need the optional `hf` extra (transformers): "
-            f"{HF_EXTRA}"
-        ) from None
-    # a CLI prints one line per problem: no progress bars or advice from transformers itself
-    transformers.utils.logging.disable_progress_bar()
-    transformers.utils.logging.set_verbosity_error()
-    try:  # huggingface_hub's download retries and advice
-        import huggingface_hub
-
-        huggingface_hub.utils.logging.set_verbosity_error()
-    except (ImportError, AttributeError):
-        pass
-    warnings.filterwarnings("ignore", message="Recommended: pip install sacremoses")
-    return transformers
-
-
-def read_meta(path: Path) -> dict[str, Any]:
-    """`fitsub.json` of a fine-tuned model directory ({} when there is none)."""
-    file = path / META
-    if not file.is_file():
-        return {}
-    try:
-        meta = json.loads(file.read_text("utf-8"))
-    except (OSError, ValueError) as err:
-        raise InputError(file, f"unreadable: {err}") from None
-    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
-        raise InputError(file, f"not a fitsub fine-tune description (format {META_FORMAT})")
-    return meta
-
-
-def _offline() -> bool:
-    """HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE set, or the hub's host name does not resolve (no
-    network: fail at once rather than after huggingface_hub's retries)."""
-    if any(
-        os.environ.get(v, "").lower() in ("1", "true", "yes", "on")
-        for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    ):
-        return True
-    host = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co")).hostname
-    try:
-        socket.getaddrinfo(host or "huggingface.co", 443)
-    except OSError:
-        return True
-    return False
-
-
-def locate(model: str) -> tuple[str, bool]:
-    """(what to pass to from_pretrained, local directory?) for `--model`; errors are one line."""
-    path = Path(model)
-    if path.exists():
-        if not path.is_dir() or not (path / "config.json").is_file():
-            raise InputError(
-                path,
-                "not a model directory: no config.json (expected a fitsub checkpoint or a "
-                "Hugging Face model directory)",
-            )
-        return str(path), True
-    if not HUB_ID.match(model):
-        raise ModelMissingError(f"{model}: no such model directory")
-    return model, False
-
-
-def _missing(model: str, offline: bool) -> ModelMissingError:
-    return ModelMissingError(
-        f"{model}: no such directory and not in the Hugging Face cache"
-        + (" (offline)" if offline else " (the download failed)")
-        + f"; get it with `hf download {model}` (huggingface_hub < 1.0: `huggingface-cli "
-        "download`) on a machine with a network (it lands in the cache, ~/.cache/huggingface), "
-        "or pass a model directory"
-    )
-
-
-def load_pretrained(model: str) -> tuple[Any, Any, Any, bool]:
-    """(model, tokenizer, config, local) for a directory or hub id; bad input is one line."""
-    tf = require_transformers(model)
-    ref, local = locate(model)
-    offline = not local and _offline()
-    attempts = [True] if local or offline else [True, False]
-    config = None
-    for only_local in attempts:
-        try:
-            config = tf.AutoConfig.from_pretrained(ref, local_files_only=only_local)
-            break
-        except (OSError, ValueError, KeyError) as err:
-            if local:
-                raise InputError(
-                    model, f"not a Hugging Face model directory: {_first(err)}"
-                ) from None
-    if config is None:
-        raise _missing(model, offline)
-    if not getattr(config, "is_encoder_decoder", False):
-        kind = getattr(config, "model_type", "unknown")
-        raise InputError(
-            model,
-            f"a {kind} model is not a sequence-to-sequence translation model; fitsub needs an "
-            "encoder-decoder (Marian, M2M-100, NLLB, mBART-50, T5 / MADLAD)",
-        )
-    try:
-        tok = tf.AutoTokenizer.from_pretrained(ref, local_files_only=True)
-        net = tf.AutoModelForSeq2SeqLM.from_pretrained(
-            ref, local_files_only=True, use_safetensors=True
-        )
-    except (OSError, ValueError, KeyError, TypeError, ImportError) as err:
-        if "safetensors" in str(err) or ".bin" in str(err):
-            raise InputError(
-                model, "no safetensors weights (fitsub never loads pickled .bin weights)"
-            ) from None
-        raise InputError(model, f"cannot load the model or its tokenizer: {_first(err)}") from None
-    return net, tok, config, local
-
-
-def _first(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return text[0][:200] if text else type(err).__name__
-
-
-@dataclass(frozen=True)
-class Language:
-    """How the target language reaches the model."""
-
-    forced_bos: int | None = None  # first target token (M2M-100, NLLB, mBART-50)
-    prefix: str | None = None  # source prefix (multilingual Marian, T5-style)
-    code: str | None = None  # the model's name for the language
-
-
-def _token_id(tok: Any, token: str) -> int | None:
-    try:
-        i = tok.convert_tokens_to_ids(token)
-    except (KeyError, ValueError, TypeError):
-        return None
-    if not isinstance(i, int) or i < 0 or i == tok.unk_token_id:
-        return None
-    back = tok.convert_ids_to_tokens(i)
-    return i if back == token else None
-
-
-def _codes(lang: str) -> list[str]:
-    """The target-token spellings to try for `lang` (also accepts a model code as it is)."""
-    base = lang.split("_")[0].split("-")[0].lower()
-    three = ISO3.get(base, base)
-    out = [lang, NLLB.get(base, ""), MBART50.get(base, ""), f"__{base}__", f"__{three}__"]
-    # only language-token spellings: "it" may well be an ordinary piece of the vocabulary
-    return [c for c in dict.fromkeys(out) if c and LANG_TOKEN.match(c)]
-
-
-def target_language(tok: Any, config: Any, lang: str, src_lang: str, model: str) -> Language:
-    """Map `--lang` / `--src-lang` to the model's language tokens; unknown: InputError."""
-    kind = getattr(config, "model_type", "")
-    if kind in FORCED_BOS_TYPES:
-        tgt = next(((c, i) for c in _codes(lang) if (i := _token_id(tok, c)) is not None), None)
-        if tgt is None:
-            raise InputError(model, f"the model does not know the target language {lang!r}")
-        src = next((c for c in _codes(src_lang) if _token_id(tok, c) is not None), None)
-        if src is None:
-            raise InputError(model, f"the model does not know the source language {src_lang!r}")
-        if hasattr(tok, "src_lang"):
-            code = src[2:-2] if src.startswith("__") else src
-            tok.src_lang = code
-        return Language(forced_bos=tgt[1], code=tgt[0])
-    base = lang.split("_")[0].split("-")[0].lower()
-    three = ISO3.get(base, base)
-    vocab = tok.get_vocab()
-    for cand in (f">>{three}<<", f">>{base}<<", f">>{lang}<<", f"<2{base}>", f"<2{lang}>"):
-        if cand in vocab:
-            return Language(prefix=cand, code=cand)
-    known = [t for t in vocab if LANG_TOKEN.match(t) and (t.startswith(">>") or t.startswith("<2"))]
-    if known:
-        raise InputError(
-            model,
-            f"the model does not know the target language {lang!r} "
-            f"(it has {len(known)} language tokens such as {known[0]})",
-        )
-    declared = getattr(tok, "target_lang", None)
-    if isinstance(declared, str) and declared and declared.lower() not in (base, three, lang):
-        raise InputError(model, f"the model translates into {declared!r}, not {lang!r}")
-    return Language()
-
-
-def source_text(text: str, lang: Language, length_token: str | None) -> str:
-    """The text given to the tokenizer: language prefix, length token, source."""
-    return " ".join(p for p in (lang.prefix, length_token, text) if p)
 
 
 @dataclass
@@ -364,7 +147,7 @@ class HFBackend:
         try:
             ids = self.tokenizer(text)["input_ids"]
         except Exception as err:  # any tokenizer failure is bad input
-            problem = f"the tokenizer cannot encode {req.text[:40]!r}: {_first(err)}"
+            problem = f"the tokenizer cannot encode {req.text[:40]!r}: {first_line(err)}"
             raise InputError(self.name, problem) from None
         special, visible = self._special, self._visible
         content = [x for x in ids if 0 <= x < len(special) and not special[x]]
@@ -380,10 +163,10 @@ class HFBackend:
         units = None
         if self.positions is not None and target is not None:
             cpp = self.chars_per_piece or max(src_chars, 1) / max(1, len(content))
-            units = max(1, round(target / cpp))
+            units = subword_target(target, cpp)
         rerank = target
         if req.bounds_without_spaces and target is not None:
-            rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
+            rerank = chars_to_no_space(target, req.text)
         return _Job(i, text, len(ids), units, rerank)
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:

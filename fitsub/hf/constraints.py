@@ -14,7 +14,7 @@ At every step, for each live hypothesis of the batch (`BudgetProcessor.__call__`
   segment r // num_beams, the layout `generate` uses);
 * with a lower bound (`min_chars`, --min-ratio) EOS gets -inf while the hypothesis is shorter;
 * `no_space` rows count characters without spaces (a piece adds its characters less its `▁`);
-* whole words only (issue 11; the rule of `fitsub.nmt.search`, so both backends cut the same
+* whole words only (issue 11; the rule of `fitsub.nmt.bounds`, so both backends cut the same
   way). A continuation piece is a non-special piece that does not start with `▁` and whose
   first character is a letter or digit. `best` is the model's most likely next token before
   any budget masking (special tokens removed). For a live hypothesis whose last token is a text
@@ -50,8 +50,9 @@ from typing import Any
 import torch
 from torch import Tensor
 
-NEG_INF = float("-inf")
-WORD_MARGIN = 1.5  # nats, as fitsub.nmt.search: a continuation must be this close to the best
+from fitsub.nmt.bounds import NEG_INF, WORD_MARGIN  # the rule of fitsub.nmt.search's bounds
+from fitsub.units import SPACE_MARK, piece_chars, piece_leading_space
+
 # language tokens of the families fitsub knows: >>ita<< (Marian), __it__ (M2M-100),
 # ita_Latn (NLLB), it_IT (mBART-50), <2it> (MADLAD / T5-style)
 LANG_TOKEN = re.compile(
@@ -99,9 +100,9 @@ class PieceTable:
 
 def _marker(pieces: Sequence[str | None]) -> str:
     """The word-boundary mark of the vocabulary: `▁` (SentencePiece) or `Ġ` (byte-level BPE)."""
-    sp = sum(1 for p in pieces if p and p.startswith("\u2581"))
+    sp = sum(1 for p in pieces if p and p.startswith(SPACE_MARK))
     bpe = sum(1 for p in pieces if p and p.startswith("\u0120"))
-    return "\u0120" if bpe > sp else "\u2581"
+    return "\u0120" if bpe > sp else SPACE_MARK
 
 
 def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
@@ -131,8 +132,8 @@ def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
         if not text:
             special[i] = True
             continue
-        chars[i] = len(text)
-        lead[i] = int(text.startswith(" "))
+        chars[i] = piece_chars(text, " ")
+        lead[i] = piece_leading_space(text, " ")
         cont[i] = not text.startswith(" ") and text[0].isalnum()
     special[eos_id] = True
     pads = [i for i in range(vocab_size) if special[i] and i != eos_id]

@@ -39,7 +39,7 @@ def is_hf_model(model: Path | str | None) -> bool:
         if cfg is None:
             return False
         return not str(cfg.get("format", "")).startswith("fitsub") and "model_type" in cfg
-    from fitsub.hf.backend import HUB_ID
+    from fitsub.hf.loading import HUB_ID
 
     return not path.is_absolute() and not text.startswith(".") and bool(HUB_ID.match(text))
 

@@ -37,7 +37,7 @@ class LengthPositions(nn.Module):
     def forward(
         self, input_ids_shape: Any, past_key_values_length: int = 0, position_ids: Any = None
     ) -> Tensor:
-        pe = self.base(input_ids_shape, past_key_values_length, position_ids=position_ids)
+        pe: Tensor = self.base(input_ids_shape, past_key_values_length, position_ids=position_ids)
         if self.lengths is None:
             return pe
         seq = int(input_ids_shape[1])

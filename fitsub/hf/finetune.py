@@ -30,10 +30,11 @@ import torch
 
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.backend import META, META_FORMAT, load_pretrained, source_text, target_language
 from fitsub.hf.encoding import PE_METHODS, attach, detach
+from fitsub.hf.languages import source_text, target_language
+from fitsub.hf.loading import META, META_FORMAT, load_pretrained
 from fitsub.io import atomic_write_text
-from fitsub.nmt.data import Corpus, filter_pairs
+from fitsub.nmt.corpus import Corpus, filter_pairs
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
 from fitsub.units import char_length
 
@@ -84,8 +85,9 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     if cfg.method not in HF_METHODS:
         raise InputError(
             None,
-            f"--method {cfg.method!r} cannot fine-tune a Hugging Face model; "
+            f"{cfg.method!r} cannot fine-tune a Hugging Face model; "
             f"choose from {', '.join(HF_METHODS)}",
+            setting="method",
         )
     out = Path(cfg.out_dir)
     best = out / "best"
@@ -101,8 +103,9 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     if cfg.method in PE_METHODS and kind != "marian":
         raise InputError(
             cfg.base,
-            f"--method {cfg.method} adds a length encoding to sinusoidal decoder positions "
+            f"{cfg.method} adds a length encoding to sinusoidal decoder positions "
             f"(Marian); a {kind} model needs --method tok",
+            setting="method",
         )
     lang = target_language(tok, config, cfg.tgt_lang, cfg.src_lang, cfg.base)
     if lang.forced_bos is not None and hasattr(tok, "tgt_lang") and lang.code:
@@ -219,7 +222,7 @@ def read_pairs(
     data: Path | None, corpus: list[str], prefixes: list[str], src: str, tgt: str, seed: int
 ) -> Corpus:
     """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`)."""
-    from fitsub.nmt.data import load_data_dir, read_prefix
+    from fitsub.nmt.corpus import load_data_dir, read_prefix
 
     pairs = Corpus()
     if data is not None:

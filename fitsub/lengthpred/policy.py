@@ -27,10 +27,10 @@ def check_policy(name: str, allowed: Sequence[str] = POLICIES) -> str:
     """`name` if it is one of `allowed`, else an InputError naming the choices."""
     if name not in allowed:
         if name == "oracle":
-            raise InputError(
-                None, "--length-policy oracle needs a reference: it exists in `fitsub eval` only"
-            )
-        raise InputError(None, f"--length-policy must be one of {', '.join(allowed)}, got {name!r}")
+            problem = "oracle needs a reference: it exists in `fitsub eval` only"
+            raise InputError(None, problem, setting="length_policy")
+        problem = f"must be one of {', '.join(allowed)}, got {name!r}"
+        raise InputError(None, problem, setting="length_policy")
     return name
 
 

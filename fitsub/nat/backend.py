@@ -40,8 +40,7 @@ from fitsub.nat.levt_decode import levt_decode
 from fitsub.nat.model import ARCH_KEY
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
-from fitsub.nmt.tokenizer import SPACE
-from fitsub.units import char_length, chars_no_space
+from fitsub.units import SPACE_MARK, char_length, chars_no_space, chars_to_no_space, subword_target
 
 if TYPE_CHECKING:
     from fitsub.nmt.backend import NMTBackend
@@ -105,7 +104,7 @@ class NATBackend:
             tok = self.tokenizer
             pieces = (tok.sp.id_to_piece(i) for i in range(tok.vocab_size) if not tok.is_special(i))
             self._known = frozenset(
-                p[1:].lower() for p in pieces if p.startswith(SPACE) and p[1:].isalpha()
+                p[1:].lower() for p in pieces if p.startswith(SPACE_MARK) and p[1:].isalpha()
             )
         return self._known
 
@@ -133,7 +132,7 @@ class NATBackend:
             token = length_class(src_chars, req.target_chars or src_chars, cfg.length_thresholds)
         ids = tok.source_ids(req.text, token)
         if req.target_chars is not None:
-            n0 = max(1, round(req.target_chars / self.chars_per_piece))
+            n0 = subword_target(req.target_chars, self.chars_per_piece)
         else:
             n0 = max(1, round((len(ids) - 1 - (token is not None)) * self.length_ratio))
         budget = req.max_chars
@@ -230,10 +229,8 @@ class NATBackend:
         """Order one request's candidates (module docstring); flag them when none fits."""
         budget, floor = req.max_chars, req.min_chars
         target = req.target_chars
-        if (
-            req.bounds_without_spaces and target is not None
-        ):  # re-rank in the unit of the request's bounds
-            target = round(target * chars_no_space(req.text) / max(char_length(req.text), 1))
+        if req.bounds_without_spaces and target is not None:  # re-rank in the bounds' unit
+            target = chars_to_no_space(target, req.text)
         uniq = list({o.text: o for o in sorted(outs, key=lambda o: o.mean)}.values())
         fitting = [o for o in uniq if budget is None or 0 < o.chars <= budget]
         if fitting:

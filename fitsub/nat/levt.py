@@ -150,18 +150,21 @@ class LevT(nn.Module):
         self_mask = y.ne(cfg.pad_id)[:, None, None, :]  # (B, 1, 1, T) bidirectional, no pads
         for i, layer in enumerate(base.dec_layers):
             x = layer(x, memory, src_mask, self_mask, False, None, i)
-        return base.dec_norm(x)  # (B, T, D)
+        result: Tensor = base.dec_norm(x)  # (B, T, D)
+        return result
 
     def placeholder_logits(
         self, y: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None
     ) -> Tensor:
         """(B, T-1, K+1) scores of 0..K placeholders in each slot between y_t and y_t+1 (eq. 5)."""
         h = self.decode_hidden(y, memory, src_pad, tgt_len, length_aware=True)
-        return self.plh_head(torch.cat((h[:, :-1], h[:, 1:]), dim=-1))
+        result: Tensor = self.plh_head(torch.cat((h[:, :-1], h[:, 1:]), dim=-1))
+        return result
 
     def deletion_logits(self, y: Tensor, memory: Tensor, src_pad: Tensor) -> Tensor:
         """(B, T, 2) scores of keeping (0) / deleting (1) each token (eq. 4)."""
-        return self.del_head(self.decode_hidden(y, memory, src_pad))
+        result: Tensor = self.del_head(self.decode_hidden(y, memory, src_pad))
+        return result
 
     def token_hidden(self, y: Tensor, memory: Tensor, src_pad: Tensor) -> Tensor:
         """(B, T, D) states whose projection on the embedding scores the tokens (eq. 6)."""

@@ -113,7 +113,8 @@ class CMLM(nn.Module):
         self_mask = ~key_pad[:, None, None, :]  # (B, 1, 1, N) attend to every non-pad piece
         for i, layer in enumerate(base.dec_layers):
             x = layer(x, memory, src_mask, self_mask, False, None, i)
-        return base.dec_norm(x)  # (B, N, D)
+        result: Tensor = base.dec_norm(x)  # (B, N, D)
+        return result
 
     def decode(
         self, tgt: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None

@@ -28,11 +28,11 @@ import torch
 from fitsub.backend import Candidate, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
+from fitsub.nmt.bounds import word_table
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.search import beam_search, word_table
-from fitsub.nmt.tokenizer import SPACE
-from fitsub.units import char_length, chars_no_space
+from fitsub.nmt.search import beam_search
+from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
@@ -117,7 +117,7 @@ class NMTBackend:
             tok = self.tokenizer
             pieces = (tok.sp.id_to_piece(i) for i in range(tok.vocab_size) if not tok.is_special(i))
             self._known = frozenset(
-                p[1:].lower() for p in pieces if p.startswith(SPACE) and p[1:].isalpha()
+                p[1:].lower() for p in pieces if p.startswith(SPACE_MARK) and p[1:].isalpha()
             )
         return self._known
 
@@ -144,12 +144,10 @@ class NMTBackend:
             else:
                 n_src = max(1, len(ids) - 1 - (token is not None))
                 cpp = self.chars_per_piece or max(src_chars, 1) / n_src
-                units = max(1, round(target / cpp))
+                units = subword_target(target, cpp)
         rerank = target
-        if (
-            req.bounds_without_spaces and target is not None
-        ):  # re-rank in the unit of the request's bounds
-            rerank = round(target * chars_no_space(req.text) / max(src_chars, 1))
+        if req.bounds_without_spaces and target is not None:  # re-rank in the bounds' unit
+            rerank = chars_to_no_space(target, req.text)
         return ids, units, rerank
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:

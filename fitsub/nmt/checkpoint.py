@@ -55,11 +55,13 @@ def int8_linear(q: Tensor, scale: Tensor, bias: Tensor | None) -> nn.Module:
 
     with warnings.catch_warnings():  # torch >= 2.9 calls quantized tensors deprecated
         warnings.simplefilter("ignore", UserWarning)
-        m = DynamicLinear(q.size(1), q.size(0), bias_=bias is not None, dtype=torch.qint8)
+        make: Any = DynamicLinear  # untyped in torch's stubs
+        m = make(q.size(1), q.size(0), bias_=bias is not None, dtype=torch.qint8)
         zero = torch.zeros(scale.numel(), dtype=torch.long)
         qw = torch._make_per_channel_quantized_tensor(q.cpu(), scale.double().cpu(), zero, 0)
         m.set_weight_bias(qw, None if bias is None else bias.detach().float().cpu())
-    return m
+    layer: nn.Module = m
+    return layer
 
 
 def _linears(model: nn.Module) -> list[tuple[nn.Module, str, str]]:

@@ -112,5 +112,6 @@ def projected_nll(
     y = target.flatten()[keep]  # (N,)
     grads = torch.is_grad_enabled() and (h.requires_grad or weight.requires_grad)
     with torch.autocast(hidden.device.type, enabled=False):
-        out: Tensor = _ProjectedNLL.apply(h, weight, y, eps, dtype or hidden.dtype, chunk, grads)
+        apply: Any = _ProjectedNLL.apply  # untyped in torch's stubs
+        out: Tensor = apply(h, weight, y, eps, dtype or hidden.dtype, chunk, grads)
     return out

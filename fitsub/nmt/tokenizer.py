@@ -26,8 +26,8 @@ import sentencepiece as spm
 
 from fitsub.errors import InputError
 from fitsub.nmt.lengths import LENGTH_TOKENS
+from fitsub.units import piece_chars, piece_leading_space
 
-SPACE = "\u2581"  # SentencePiece's word-boundary marker `▁`
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 _TAG = re.compile(r"<2[A-Za-z][A-Za-z_-]*>")
 
@@ -48,10 +48,12 @@ class Tokenizer:
         if (self.pad_id, self.unk_id, self.bos_id, self.eos_id) != (PAD_ID, UNK_ID, BOS_ID, EOS_ID):
             raise ValueError("SentencePiece model must use pad 0, unk 1, bos 2, eos 3")
         self._special = [self._is_special(i) for i in range(self.vocab_size)]
-        self._pc = [0 if sp else len(self.sp.id_to_piece(i)) for i, sp in enumerate(self._special)]
+        pieces = [self.sp.id_to_piece(i) for i in range(self.vocab_size)]
+        self._pc = [
+            0 if sp else piece_chars(p) for p, sp in zip(pieces, self._special, strict=True)
+        ]
         self._lead = [
-            0 if sp else int(self.sp.id_to_piece(i).startswith(SPACE))
-            for i, sp in enumerate(self._special)
+            0 if sp else piece_leading_space(p) for p, sp in zip(pieces, self._special, strict=True)
         ]
 
     # ---- construction -------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 with the checkpoint as safetensors, never pickled), recovery of a checkpoint directory a kill left
 between its two renames, and the training log cut back to the resumed step.
 
-The trainer's counters (step, epoch, batch, tokens, best, ...) travel in the checkpoint's
-config.json["train"]["state"]; see `fitsub.nmt.train.Trainer`.
+The trainer's counters (`TrainState`: step, epoch, batch, tokens, best, ...) travel in the
+checkpoint's config.json["train"]["state"]; see `fitsub.nmt.train.Trainer`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,48 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file
 from torch import Tensor
 
 from fitsub.io import atomic_write_text
+
+
+@dataclass
+class TrainState:
+    """Where a run stands: what resuming needs besides the weights and the optimizer."""
+
+    step: int = 0  # updates made
+    epoch: int = 0  # the epoch being trained
+    batch: int = 0  # batches of this epoch already used
+    tokens: int = 0  # target tokens trained on (this rank)
+    best: list[float] | None = None  # the best evaluation's [dev BLEU, -dev loss]
+    bad_evals: int = 0  # evaluations since the best
+    train_seconds: float = 0.0
+    last_eval_step: int = -1
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (config.json["train"]["state"])."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainState:
+        """Read `to_dict()` output, or a run directory's older state (missing keys: defaults;
+        unknown keys: ignored)."""
+        s = cls()
+        ints = ("step", "epoch", "batch", "tokens", "bad_evals", "last_eval_step")
+        for name in ints:
+            if d.get(name) is not None:
+                setattr(s, name, int(d[name]))
+        if d.get("train_seconds") is not None:
+            s.train_seconds = float(d["train_seconds"])
+        if d.get("best") is not None:
+            s.best = [float(v) for v in d["best"]]
+        return s
 
 
 def optimizer_tensors(opt: torch.optim.Optimizer) -> dict[str, Tensor]:

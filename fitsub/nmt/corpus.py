@@ -1,13 +1,14 @@
-"""Parallel corpora for training: reading, filtering, a dev split by source, and token batches.
+"""Parallel corpora for training: reading, filtering, a dev split by source, encoding, and the
+whole preparation of a run's data (`prepare_data`, from a `DataConfig`).
 
-Sentences are read once, encoded once into flat numpy arrays (ids + offsets), grouped into
-length-bucketed batches of at most `max_tokens` padded source + target tokens, shuffled per epoch
-with the seed and sharded per rank. Nothing here runs Python per token.
+Sentences are read once and encoded once into flat numpy arrays (ids + offsets); batches of
+them are `fitsub.nmt.batches`'. Nothing here runs Python per token.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,9 @@ import numpy as np
 
 from fitsub.errors import InputError
 from fitsub.io import read_text_lines
-from fitsub.units import char_length
+from fitsub.nmt.distributed import DistInfo, barrier
+from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.units import LengthUnit, char_length
 
 _CORPUS_SPEC = re.compile(r"^([^:]+)(?::([0-9]*\.?[0-9]+))?$")
 
@@ -261,65 +264,118 @@ def drop_long(enc: Encoded, max_pieces: int) -> tuple[Encoded, int]:
     return enc.subset(keep), len(enc) - len(keep)
 
 
-def make_batches(
-    src_lens: np.ndarray,
-    tgt_lens: np.ndarray,
-    max_tokens: int,
-    rng: np.random.Generator,
-    extra_src: int = 1,
-    extra_tgt: int = 1,
-) -> list[np.ndarray]:
-    """Length-bucketed batches of indices, each at most `max_tokens` padded src + tgt tokens.
-
-    Pairs are sorted by (source length, target length) with random tie-breaking, so a batch holds
-    near-equal lengths and little padding; `extra_*` count the specials added per row (EOS, BOS,
-    length token). The batch order is shuffled.
-    """
-    n = len(src_lens)
-    s = src_lens.astype(np.int64) + extra_src
-    t = tgt_lens.astype(np.int64) + extra_tgt
-    order = np.lexsort((rng.random(n), t, s))
-    batches: list[np.ndarray] = []
-    start, max_s, max_t = 0, 0, 0
-    for pos in range(n):
-        i = order[pos]
-        ns, nt = max(max_s, int(s[i])), max(max_t, int(t[i]))
-        if pos > start and (pos - start + 1) * (ns + nt) > max_tokens:
-            batches.append(order[start:pos])
-            start, ns, nt = pos, int(s[i]), int(t[i])
-        max_s, max_t = ns, nt
-    if start < n:
-        batches.append(order[start:n])
-    perm = rng.permutation(len(batches))
-    return [batches[k] for k in perm]
+# ---- a run's data ---------------------------------------------------------------------------------
 
 
-def shard(batches: list[np.ndarray], rank: int, world: int) -> list[np.ndarray]:
-    """This rank's share: the batch list cut to a multiple of `world`, then every world-th."""
-    usable = len(batches) - len(batches) % world
-    return batches[:usable][rank::world]
+@dataclass(frozen=True)
+class DataConfig:
+    """What preparing a training run's data needs (`fitsub.nmt.train.TrainConfig.data`)."""
+
+    out_dir: str  # where rank 0 writes the trained tokenizer (`spm.model`)
+    src_lang: str
+    tgt_lang: str
+    data_dir: str | None
+    corpora: list[str]
+    train_prefixes: list[str]
+    dev_prefix: str | None
+    dev_size: int
+    length_unit: LengthUnit
+    vocab_size: int
+    spm_sentences: int
+    max_pieces: int
+    min_ratio: float
+    max_ratio: float
+    seed: int
 
 
-def pad_rows(
-    ids: np.ndarray,
-    off: np.ndarray,
-    idx: np.ndarray,
-    pad: int,
-    prefix: np.ndarray | None = None,
-    suffix: int | None = None,
-) -> np.ndarray:
-    """Rows `idx` as a padded (B, L) int64 matrix: [prefix?] pieces [suffix?] pad…"""
-    lens = off[idx + 1] - off[idx]
-    lead = 0 if prefix is None else 1
-    tail = 0 if suffix is None else 1
-    width = int(lens.max()) + lead + tail
-    out = np.full((len(idx), width), pad, dtype=np.int64)
-    if prefix is not None:
-        out[:, 0] = prefix
-    cols = np.arange(width - lead - tail)
-    mask = cols[None, :] < lens[:, None]  # (B, L')
-    src_pos = off[idx][:, None] + cols[None, :]
-    out[:, lead : width - tail][mask] = ids[src_pos[mask]]
-    if suffix is not None:
-        out[np.arange(len(idx)), lens + lead] = suffix
-    return out
+@dataclass
+class DataReport:
+    """What preparing the data did: pairs per corpus, pairs dropped by each filter, the sizes."""
+
+    corpora: dict[str, int]  # training pairs per corpus (after weighting)
+    filtered: dict[str, int]  # dropped: empty, too_long, ratio, too_many_pieces
+    dev_from: str = ""  # "held out by source" or the --dev prefix
+    char_length_mismatch: int | None = None  # char unit: targets whose pieces miscount
+    train_pairs: int = 0
+    dev_pairs: int = 0
+    tgt_pieces: int = 0  # target pieces of the training pairs
+
+
+@dataclass
+class Prepared:
+    """The encoded training and dev data, the tokenizer, and what filtering did."""
+
+    tokenizer: Tokenizer
+    train: Encoded
+    dev: Encoded
+    dev_text: Corpus
+    report: DataReport
+
+
+def read_corpora(cfg: DataConfig) -> tuple[Corpus, Corpus | None, dict[str, int]]:
+    """Training pairs (all sources together), the dev pairs when given, pairs per corpus."""
+    train, sizes = Corpus(), dict[str, int]()
+    if cfg.data_dir:
+        part, sizes = load_data_dir(
+            Path(cfg.data_dir), cfg.src_lang, cfg.tgt_lang, cfg.corpora, cfg.seed
+        )
+        train.extend(part)
+    for prefix in cfg.train_prefixes:
+        part = read_prefix(prefix, cfg.src_lang, cfg.tgt_lang)
+        sizes[Path(prefix).name] = len(part)
+        train.extend(part)
+    dev = read_prefix(cfg.dev_prefix, cfg.src_lang, cfg.tgt_lang) if cfg.dev_prefix else None
+    return train, dev, sizes
+
+
+def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -> Prepared:
+    """Read, filter, split, (train a tokenizer,) encode. Every rank gets the same result."""
+    raw, dev, sizes = read_corpora(cfg)
+    train, dropped = filter_pairs(raw, cfg.min_ratio, cfg.max_ratio, max_chars=20 * cfg.max_pieces)
+    report = DataReport(sizes, dropped)
+    if dev is None:
+        train, dev = split_by_source(train, cfg.dev_size, cfg.seed)
+        report.dev_from = "held out by source"
+    else:
+        dev, _ = filter_pairs(dev, 0.0, math.inf, max_chars=20 * cfg.max_pieces)
+        report.dev_from = str(cfg.dev_prefix)
+    if len(train) == 0:
+        raise InputError(cfg.data_dir or cfg.train_prefixes[0], "no usable training pairs left")
+    if tokenizer is None:
+        tokenizer = _shared_tokenizer(cfg, train, info)
+    pc = np.asarray(tokenizer.piece_chars(), dtype=np.int64)
+    lead = np.asarray(tokenizer.leading_space(), dtype=np.int64)
+    enc = encode_corpus(tokenizer, train, cfg.length_unit, pc, lead)
+    if cfg.length_unit == "char":  # pieces' characters vs the text's (SentencePiece normalises)
+        text_chars = np.fromiter((char_length(t) for t in train.tgt), np.int64, len(train))
+        report.char_length_mismatch = int((text_chars != enc.tgt_units).sum())
+    enc, n_long = drop_long(enc, cfg.max_pieces)
+    dev_enc = encode_corpus(tokenizer, dev, cfg.length_unit, pc, lead)
+    keep = np.flatnonzero(
+        (dev_enc.src_lens <= cfg.max_pieces) & (dev_enc.tgt_lens <= cfg.max_pieces)
+    )
+    dev_enc, dev_text = dev_enc.subset(keep), dev.take(keep)
+    report.filtered["too_many_pieces"] = n_long
+    report.train_pairs, report.dev_pairs = len(enc), len(dev_enc)
+    report.tgt_pieces = int(enc.tgt_lens.sum())
+    return Prepared(tokenizer, enc, dev_enc, dev_text, report)
+
+
+def _shared_tokenizer(cfg: DataConfig, train: Corpus, info: DistInfo) -> Tokenizer:
+    """Rank 0 trains SentencePiece on a sample of the training pairs; the others load its file."""
+    out = Path(cfg.out_dir)
+    path = out / "spm.model"
+    if info.is_main:
+        rng = np.random.default_rng(cfg.seed)
+        n = min(len(train), cfg.spm_sentences)
+        pick = np.sort(rng.choice(len(train), size=n, replace=False))
+        texts = [train.src[i] for i in pick] + [train.tgt[i] for i in pick]
+        tok = Tokenizer.train(
+            texts, cfg.vocab_size, langs=(cfg.src_lang, cfg.tgt_lang), seed=cfg.seed
+        )
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = out / ".spm.model.tmp"
+        tok.save(tmp)
+        os.replace(tmp, path)
+    barrier(info)
+    return Tokenizer.load(path)

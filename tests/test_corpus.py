@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from fitsub.errors import InputError
-from fitsub.nmt import data as D
+from fitsub.nmt import batches as B
+from fitsub.nmt import corpus as D
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.units import char_length
 
@@ -130,7 +131,7 @@ def test_subset_and_pad_rows_rebuild_the_sentences(tok: Tokenizer) -> None:
     enc = _encode(tok, c, "char")
     idx = np.array([7, 2, 30])
     sub = enc.subset(idx)
-    rows = D.pad_rows(
+    rows = B.pad_rows(
         sub.src_ids, sub.src_off, np.arange(3), pad=0, prefix=np.array([5, 6, 7]), suffix=3
     )
     for r, i in enumerate(idx):
@@ -153,7 +154,7 @@ def test_batches_cover_every_pair_once_within_the_token_limit() -> None:
     rng = np.random.default_rng(0)
     s = rng.integers(1, 60, size=2000)
     t = s + rng.integers(-5, 6, size=2000).clip(-s + 1)
-    batches = D.make_batches(s, t, 1024, np.random.default_rng(1))
+    batches = B.make_batches(s, t, 1024, np.random.default_rng(1))
     flat = np.concatenate(batches)
     assert sorted(flat.tolist()) == list(range(2000))
     padded = sum(len(b) * (s[b].max() + 1 + t[b].max() + 1) for b in batches)
@@ -161,15 +162,15 @@ def test_batches_cover_every_pair_once_within_the_token_limit() -> None:
     for b in batches:
         assert len(b) * (s[b].max() + 1 + t[b].max() + 1) <= 1024
     assert real / padded > 0.85  # length bucketing keeps padding small
-    again = D.make_batches(s, t, 1024, np.random.default_rng(1))
+    again = B.make_batches(s, t, 1024, np.random.default_rng(1))
     assert all((a == b).all() for a, b in zip(batches, again, strict=True))
-    other = D.make_batches(s, t, 1024, np.random.default_rng(2))
+    other = B.make_batches(s, t, 1024, np.random.default_rng(2))
     assert [len(b) for b in other] != [len(b) for b in batches]  # a new epoch, a new order
 
 
 def test_shards_are_disjoint_and_equal_in_count() -> None:
     batches = [np.array([i]) for i in range(11)]
-    shards = [D.shard(batches, r, 3) for r in range(3)]
+    shards = [B.shard(batches, r, 3) for r in range(3)]
     assert [len(x) for x in shards] == [3, 3, 3]
     seen = [int(b[0]) for sh in shards for b in sh]
     assert len(set(seen)) == 9
