@@ -50,7 +50,7 @@ def settings(texts: list[str]) -> dict[str, list[Request]]:
         ],
         "bounds-0.9-1.0": [Request(t, c, c, int(0.9 * c)) for t, c in zip(texts, n, strict=True)],
         "no-space-0.8": [
-            Request(t, int(0.8 * c), int(0.8 * c), None, True)
+            Request(t, int(0.8 * c), int(0.8 * c), None, bound_unit="char_no_space")
             for t, c in zip(texts, n, strict=True)
         ],
     }
