@@ -16,9 +16,9 @@ from pathlib import Path
 import torch
 
 from fitsub.budget import limits_for
+from fitsub.formats import read_document, write_document
 from fitsub.nmt.backend import NMTBackend, resolve_model_dir
 from fitsub.pipeline import TranslateOptions, summarize, translate_document
-from fitsub.segments import read_document, write_document
 
 ROOT = Path(__file__).resolve().parent.parent
 

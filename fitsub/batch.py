@@ -15,16 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.document import Document, Format
 from fitsub.errors import InputError
+from fitsub.formats import document_bytes, read_document, with_target_language
 from fitsub.pipeline import Progress, Summary, TranslateOptions, summarize, translate_document
 from fitsub.report import report_dict
-from fitsub.segments import (
-    Document,
-    Format,
-    document_bytes,
-    read_document,
-    with_target_language,
-)
 
 
 def output_name(src: Path, lang: str, src_lang: str) -> str:

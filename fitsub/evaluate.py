@@ -12,7 +12,6 @@ themselves live in `fitsub.metrics`.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +32,7 @@ from fitsub.metrics import (
     subtitle_compliance,
     variance,
 )
-from fitsub.units import char_length
+from fitsub.units import char_length, ratio_chars_ceil
 
 # "hyp": outputs given, not translated (scoring without a model).
 Mode = Literal["unconstrained", "length", "hard", "band", "iso", "hyp"]
@@ -77,7 +76,7 @@ class Setting:
             return Request(text, target_chars=target)
         target = min(target, budget)
         if self.mode == "band":
-            low = math.ceil(BAND_LOW * target - 1e-9)
+            low = ratio_chars_ceil(BAND_LOW, target)
             return Request(text, target_chars=target, max_chars=budget, min_chars=low)
         if self.mode == "iso":
             low, high = isometric_bounds(text, self.ratio)
@@ -177,8 +176,8 @@ def read_lines(path: Path) -> list[str]:
 
 def read_cues(path: Path) -> list[tuple[str, int]]:
     """Per subtitle cue: its visible text (markup removed, lines joined by "\\n"), duration ms."""
+    from fitsub.formats import read_document
     from fitsub.markup import visible_text
-    from fitsub.segments import read_document
 
     if not path.is_file():
         raise InputError(path, "no such file")

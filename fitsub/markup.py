@@ -44,7 +44,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fitsub.segments import Format
+from fitsub.document import Format
 from fitsub.units import char_length
 
 # A candidate tag; `_known` keeps only the tags subtitles use (anything else is text).

@@ -23,22 +23,21 @@ included) for LR, VAR and fit; `chars_no_space` for the IWSLT 2022 length compli
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from fractions import Fraction
 from typing import Any
 
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from fitsub.units import char_length, chars_no_space
+from fitsub.units import char_length, chars_no_space, ratio_band, ratio_chars_floor
 
 # Oka et al. 2020, Table 3: reference length ranges in tokens (inclusive).
 OKA_BUCKETS: tuple[tuple[int, int], ...] = ((1, 10), (11, 20), (21, 40), (41, 80))
 # IWSLT 2022 isometric task: sources this short (chars without spaces) are always compliant.
 LC_SHORT_SOURCE = 10
+LC_LOW, LC_HIGH = 0.9, 1.1  # IWSLT 2022 isometric task: the ±10 % band of length compliance
 _TOKENIZE_13A = Tokenizer13a()
 
 
@@ -234,7 +233,7 @@ def requested_chars(src: str, ratio: float) -> int:
 
     The ratio is taken as the decimal the user typed (0.29 * 100 is 29, not 28.999...).
     """
-    return math.floor(Fraction(repr(float(ratio))) * char_length(src))
+    return ratio_chars_floor(ratio, char_length(src))
 
 
 def is_length_compliant(src: str, out: str) -> bool:
@@ -258,8 +257,7 @@ def isometric_bounds(src: str, ratio: float = 1.0) -> tuple[int, int]:
     At ratio 1 an output is LC-compliant (`is_length_compliant`) exactly when its length without
     spaces lies in [low, high] = [ceil(0.9 s), floor(1.1 s)].
     """
-    target = Fraction(repr(float(ratio))) * chars_no_space(src)
-    return math.ceil(Fraction(9, 10) * target), math.floor(Fraction(11, 10) * target)
+    return ratio_band(ratio, chars_no_space(src), LC_LOW, LC_HIGH)
 
 
 def length_compliance(srcs: Sequence[str], outs: Sequence[str]) -> RateResult:

@@ -25,21 +25,20 @@ placeholders before translation and restored before any length check.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import Budget, Limits, min_plausible_chars, segment_budget
 from fitsub.distribute import CueSpan, distribute, group_cues, resplit
+from fitsub.document import Document, Segment
 from fitsub.flags import Flag, KnowsWords, count_flags, cut_words, segment_flags, words
 from fitsub.glossary import Glossary, Shielded
 from fitsub.lengthpred.policy import LengthPolicy, Requested, combine
 from fitsub.lengthpred.policy import share as cue_share
 from fitsub.markup import Protected, protect, visible_text
 from fitsub.reflow import fits_layout, reflow
-from fitsub.segments import Document, Segment
-from fitsub.units import char_length
+from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
 WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word (`_whole_words`)
@@ -202,7 +201,7 @@ class _Unit:
         room = max(1, budget - self.shield.extra_chars)
         low = None
         if min_ratio is not None:
-            wanted = math.ceil(min_ratio * char_length(self.source) - 1e-9)
+            wanted = ratio_chars_ceil(min_ratio, char_length(self.source))
             low = max(0, min(room, wanted - self.shield.extra_chars))
         target = (
             room if self.asked is None else min(room, self.asked.chars - self.shield.extra_chars)
@@ -488,7 +487,7 @@ def translate_document(
         asks: list[tuple[_Unit, int, str | None]] = []
         waiting: list[tuple[_Unit, int, str | None]] = []
         for u, last, free_text in pending:
-            tighter = min(math.floor(u.budget * factor), last - 1)
+            tighter = min(ratio_chars_floor(factor, u.budget), last - 1)
             if tighter >= max(len(u.cues), min_plausible_chars(char_length(u.source))):
                 asks.append((u, tighter, free_text))
             else:  # no shorter translation can keep the meaning: cue by cue
