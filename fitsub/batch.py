@@ -18,7 +18,13 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
-from fitsub.pipeline import Progress, Summary, TranslateOptions, summarize, translate_document
+from fitsub.pipeline import (
+    Progress,
+    Summary,
+    TranslateOptions,
+    summarize_results,
+    translate_document,
+)
 from fitsub.report import report_dict
 
 
@@ -105,7 +111,7 @@ def translate_file(
     out.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(out, "output", [src])
     atomic_write_bytes(out, data)
-    summary = summarize(result.segments)
+    summary = summarize_results(result.segments)
     info = {
         **meta,
         "input": str(src),

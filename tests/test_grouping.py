@@ -25,8 +25,10 @@ from fitsub.pipeline import (
     SINGLE,
     WHOLE,
     TranslateOptions,
-    summarize,
     translate_document,
+)
+from fitsub.pipeline import (
+    summarize_results as summarize,
 )
 from fitsub.report import result_to_dict
 from fitsub.units import char_length

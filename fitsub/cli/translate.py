@@ -37,7 +37,8 @@ from fitsub.formats import (
 from fitsub.glossary import load_glossary
 from fitsub.io import STDIO, atomic_write_bytes, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
-from fitsub.pipeline import TranslateOptions, plan, summarize, translate_document
+from fitsub.pipeline import TranslateOptions, plan, translate_document
+from fitsub.pipeline import summarize_results as summarize
 from fitsub.profiles import Profile, resolve, tight_gaps
 from fitsub.report import (
     budget_summary_table,
