@@ -150,45 +150,26 @@ def evaluate_models(
     accuracy: dict[str, Any] = {}
     model_dirs = list(dict.fromkeys(s.model_dir for s in settings))
     for model_dir in model_dirs:
-        backend = open_backend(model_dir)
-        counter = subword_counter(model_dir) if subword_counter is not None else None
+        mine = {si: s for si, s in enumerate(settings) if s.model_dir == model_dir}
+        run = _ModelRun(
+            open_backend(model_dir),
+            options,
+            subword_counter(model_dir) if subword_counter is not None else None,
+            batch_size,
+            progress,
+            len(testsets) > 1,
+        )
         predict = None
-        if predictor is not None and any(
-            s.policy == "predicted" for s in settings if s.model_dir == model_dir
-        ):
+        if predictor is not None and any(s.policy == "predicted" for s in mine.values()):
             predict = predictor(model_dir)
         for ti, data in enumerate(testsets):
-            assert data.srcs is not None
-            unconstrained: list[str] | None = None
             lengths = _policy_lengths(data, predict)
             if predict is not None:
                 key = data.name if len(model_dirs) == 1 else f"{model_dir}: {data.name}"
                 accuracy[key] = _predictor_accuracy(data, lengths["predicted"])
-            for si, setting in enumerate(settings):
-                if setting.model_dir != model_dir:
-                    continue
-                label = f"{data.name}: {setting.name}" if len(testsets) > 1 else setting.name
-                asked = lengths.get(setting.policy)
-                if setting.policy != "source" and asked is None:
-                    raise InputError(None, f"setting {setting.name}: no length predictor")
-                if setting.mode == "unconstrained" and unconstrained is not None:
-                    outs = unconstrained
-                else:
-                    outs = translate_all(
-                        backend, setting, data.srcs, batch_size, progress, label, asked
-                    )
-                    if setting.mode == "unconstrained":
-                        unconstrained = outs
-                requested = None
-                if asked is not None and setting.mode != "unconstrained":
-                    requested = [
-                        setting.request(s, n).target_chars or 0
-                        for s, n in zip(data.srcs, asked, strict=True)
-                    ]
-                rows[(ti, si)] = score_row(
-                    data, setting, outs, options, counter, requested=requested
-                )
-        del backend
+            for si, row in run.score_set(data, mine, lengths).items():
+                rows[(ti, si)] = row
+        del run  # one model loaded at a time
     meta: dict[str, Any] = {
         "mode": "model",
         "testsets": [t.name for t in testsets],
@@ -197,6 +178,50 @@ def evaluate_models(
     if accuracy:
         meta["predictor_accuracy"] = accuracy
     return EvalReport([rows[k] for k in sorted(rows)], meta)
+
+
+@dataclass(frozen=True)
+class _ModelRun:
+    """One model's backend and what scoring its outputs needs."""
+
+    backend: TranslationBackend
+    options: ScoreOptions
+    counter: Callable[[str], int] | None
+    batch_size: int
+    progress: Progress | None
+    several_sets: bool  # progress labels name the test set
+
+    def score_set(
+        self, data: LoadedSet, settings: dict[int, Setting], lengths: dict[str, list[int]]
+    ) -> dict[int, Row]:
+        """Each setting's row on one test set (by the setting's index); the unconstrained
+        translation made once and scored under every ratio."""
+        assert data.srcs is not None
+        unconstrained: list[str] | None = None
+        rows: dict[int, Row] = {}
+        for si, setting in settings.items():
+            label = f"{data.name}: {setting.name}" if self.several_sets else setting.name
+            asked = lengths.get(setting.policy)
+            if setting.policy != "source" and asked is None:
+                raise InputError(None, f"setting {setting.name}: no length predictor")
+            if setting.mode == "unconstrained" and unconstrained is not None:
+                outs = unconstrained
+            else:
+                outs = translate_all(
+                    self.backend, setting, data.srcs, self.batch_size, self.progress, label, asked
+                )
+                if setting.mode == "unconstrained":
+                    unconstrained = outs
+            requested = None
+            if asked is not None and setting.mode != "unconstrained":
+                requested = [
+                    setting.request(s, n).target_chars or 0
+                    for s, n in zip(data.srcs, asked, strict=True)
+                ]
+            rows[si] = score_row(
+                data, setting, outs, self.options, self.counter, requested=requested
+            )
+        return rows
 
 
 def _policy_lengths(
