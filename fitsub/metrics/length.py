@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from fitsub.units import char_length, chars_no_space, ratio_band, ratio_chars_floor
+from fitsub.units import char_length, chars_in_time, chars_no_space, ratio_band, ratio_chars_floor
 
 # IWSLT 2022 isometric task: sources this short (chars without spaces) are always compliant.
 LC_SHORT_SOURCE = 10
@@ -192,7 +192,8 @@ def subtitle_compliance(
 ) -> SubtitleCompliance:
     """Shares of cues (visible text, lines joined by "\\n") within CPL, line count and CPS.
 
-    CPL: every line has char_length <= max_cpl. CPS: char_length(text) / seconds <= max_cps
+    CPL: every line has char_length <= max_cpl. CPS: char_length(text) / seconds <= max_cps,
+    i.e. char_length(text) <= `fitsub.units.chars_in_time(max_cps, duration_ms)`
     (a cue of zero duration fails unless its text is empty).
     """
     check_aligned("texts", texts, "durations_ms", durations_ms)
@@ -202,7 +203,7 @@ def subtitle_compliance(
         cpl_ok.append(all(char_length(line) <= max_cpl for line in lines))
         lines_ok.append(len(lines) <= max_lines)
         chars = char_length(text)
-        cps_ok.append(chars == 0 if dur <= 0 else chars * 1000 / dur <= max_cps)
+        cps_ok.append(chars == 0 if dur <= 0 else chars <= chars_in_time(max_cps, dur))
     return SubtitleCompliance(
         cpl=rate(cpl_ok),
         lines=rate(lines_ok),
