@@ -15,7 +15,7 @@ from fitsub.document import Segment
 # before `int()` (whose digit limit would otherwise raise a ValueError on thousands of digits).
 MAX_HOUR_DIGITS = 9
 
-TimingParser = Callable[[str], "tuple[int, int, str] | None"]
+TimingParser = Callable[[str], tuple[int, int, str] | None]
 
 
 def timing_tail(rest: str) -> str | None:
@@ -51,13 +51,12 @@ def times_of(groups: Sequence[str | None]) -> tuple[int, int] | None:
     """(start ms, end ms) from a timing line's eight groups (hours, minutes, seconds, millis of
     each time; hours may be None), or None when an hour field is too long or a minute or
     second field is over 59."""
-    if any(len(h or "") > MAX_HOUR_DIGITS for h in (groups[0], groups[4])):
+    h1, m1, s1, f1, h2, m2, s2, f2 = (g or "" for g in groups)
+    if len(h1) > MAX_HOUR_DIGITS or len(h2) > MAX_HOUR_DIGITS:
         return None
-    if any(int(groups[k] or 0) > 59 for k in (1, 2, 5, 6)):
+    if max(int(m1), int(s1), int(m2), int(s2)) > 59:
         return None
-    start = to_ms(groups[0], *(g or "0" for g in groups[1:4]))
-    end = to_ms(groups[4], *(g or "0" for g in groups[5:8]))
-    return start, end
+    return to_ms(h1, m1, s1, f1), to_ms(h2, m2, s2, f2)
 
 
 def timing_line(start_ms: int, end_ms: int, settings: str, decimal: str) -> str:

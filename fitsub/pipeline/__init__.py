@@ -76,10 +76,11 @@ def translate_document(
     progress: Progress | None = None,
 ) -> TranslationResult:
     """Translate every translatable segment of `doc` into its budget; compare when asked."""
+    # plan: budgets, sentence groups, one unit of work per request
     planned = plan(doc, opts)
     groups = sentence_groups(planned, doc)
     units = with_lengths(units_of(planned, groups, doc, opts), opts.length)
-    multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
+    # run: every unit within its budget (and unconstrained, to compare), shared over its cues
     total = len(units) * (2 if opts.compare else 1)
     fitted, free = Runner(backend, opts.batch_size, progress, total).fitted_and_free(
         units, opts.min_ratio, opts.compare
@@ -87,18 +88,11 @@ def translate_document(
     known = known_words(backend, free)
     fit = CueFit(planned, doc.timed, opts.limits, opts.lang)
     got = CueTexts()
+    multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     pending = first_pass(units, fitted, free, known, fit, got, multi)
-    later = Runner(backend, opts.batch_size)  # re-translations report no progress
+    # sentences no split fits: tighter budgets, then cue by cue (no progress reported)
+    later = Runner(backend, opts.batch_size)
     pending = retranslate(later, pending, opts.min_ratio, known, fit, got)
-    known = per_cue(
-        later,
-        pending,
-        planned,
-        opts.glossary,
-        opts.length,
-        opts.min_ratio,
-        opts.compare,
-        known,
-        got,
-    )
+    known = per_cue(later, pending, planned, opts, known, got)
+    # assemble: the output document and each segment's result
     return assemble(doc, planned, got, opts, known)

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import min_plausible_chars
 from fitsub.flags import KnowsWords, cut_words, words
-from fitsub.glossary import Glossary
-from fitsub.lengthpred.policy import LengthPolicy
-from fitsub.pipeline.plan import PlannedSegment
+from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
 from fitsub.units import char_length, ratio_chars_floor
@@ -180,10 +178,7 @@ def per_cue(
     runner: Runner,
     pending: Sequence[Pending],
     planned: Sequence[PlannedSegment],
-    glossary: Glossary | None,
-    policy: LengthPolicy,
-    min_ratio: float | None,
-    compare: bool,
+    opts: TranslateOptions,
     known: frozenset[str],
     out: CueTexts,
 ) -> frozenset[str]:
@@ -196,15 +191,15 @@ def per_cue(
             (i,),
             (b,),
             p.unit.group,
-            glossary,
+            opts.glossary,
         )
         for p in pending
         for i, b in zip(p.unit.cues, p.unit.cue_budgets, strict=True)
     ]
-    singles = with_lengths(singles, policy)
+    singles = with_lengths(singles, opts.length)
     if not singles:
         return known
-    fitted, free = runner.fitted_and_free(singles, min_ratio, compare)
+    fitted, free = runner.fitted_and_free(singles, opts.min_ratio, opts.compare)
     known = known | known_words(runner.backend, free)
     for k, u in enumerate(singles):
         free_cands = None if free is None else free[k]
