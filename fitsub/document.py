@@ -1,7 +1,7 @@
 """The data model of a subtitle or slide file: `Segment`, `Document` and the formats' names.
 
-A leaf: it imports nothing of fitsub's but `fitsub.units` and `fitsub.errors`. Reading and
-writing files (`fitsub.formats`) and every step after them share these types.
+A leaf: it imports nothing of fitsub's. Reading and writing files (`fitsub.formats`) and every
+step after them share these types.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ encode and write atomically.
 One module per format (parse from / render to strings; .pptx from / to bytes), chosen here with
 a plain dict; what they share lives in `fitsub.formats.blocks` and `fitsub.formats.timing`.
 Decoding is `fitsub.encoding`'s.
+
 Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, through pysubs2), plain slide text
 (.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
 and PowerPoint (.pptx, through python-pptx: one segment per paragraph of a text frame).
