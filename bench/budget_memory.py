@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def build_srt(path: Path, megabytes: float) -> int:
     """Write about `megabytes` MB of SRT to `path`; return the number of cues."""
     sys.path.insert(0, str(ROOT))
-    from fitsub.segments import read_document
+    from fitsub.formats import read_document
 
     texts = [s.text for s in read_document(ROOT / "samples" / "talk.srt").segments]
     target = int(megabytes * 1e6)

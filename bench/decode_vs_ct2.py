@@ -41,7 +41,7 @@ TEST = ROOT.parent / "shared" / "data" / "en-it" / "test"
 def sentences(n: int) -> list[str]:
     """Sample cues, then lines of four test sets in turn (../shared, read at run time)."""
     sys.path.insert(0, str(ROOT))
-    from fitsub.segments import read_document
+    from fitsub.formats import read_document
 
     out: list[str] = []
     for name in ("talk.srt", "lecture.srt"):

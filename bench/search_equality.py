@@ -20,8 +20,8 @@ from pathlib import Path
 import torch
 
 from fitsub.backend import Request
+from fitsub.formats import read_document
 from fitsub.nmt.backend import NMTBackend, resolve_model_dir
-from fitsub.segments import read_document
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST = ROOT.parent / "shared" / "data" / "en-it" / "test"

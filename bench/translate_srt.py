@@ -16,9 +16,9 @@ from pathlib import Path
 import torch
 
 from fitsub.budget import limits_for
+from fitsub.formats import read_document, write_document
 from fitsub.nmt.backend import NMTBackend, resolve_model_dir
-from fitsub.pipeline import TranslateOptions, summarize, translate_document
-from fitsub.segments import read_document, write_document
+from fitsub.pipeline import TranslateOptions, summarize_results, translate_document
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,7 +62,7 @@ def main() -> None:
         result = translate_document(doc, backend, opts)
         write_document(result.document, Path(tmp) / "long.it.srt")
         end = time.perf_counter()
-    summary = summarize(result.segments)
+    summary = summarize_results(result.segments)
     print(f"cues: {args.cues}, beam {args.beam}, threads {args.threads}, ratio {args.ratio}")
     print(f"model load: {loaded - start:.1f} s; translate with comparison: {end - loaded:.1f} s")
     print(f"total: {end - start:.1f} s ({args.cues / (end - start):.1f} cues/s); target < 60 s")

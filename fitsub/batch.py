@@ -15,16 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.document import Document, Format
 from fitsub.errors import InputError
-from fitsub.pipeline import Progress, Summary, TranslateOptions, summarize, translate_document
-from fitsub.report import report_dict
-from fitsub.segments import (
-    Document,
-    Format,
-    document_bytes,
-    read_document,
-    with_target_language,
+from fitsub.formats import document_bytes, read_document, with_target_language
+from fitsub.pipeline import (
+    Progress,
+    Summary,
+    TranslateOptions,
+    summarize_results,
+    translate_document,
 )
+from fitsub.report import report_dict
 
 
 def output_name(src: Path, lang: str, src_lang: str) -> str:
@@ -110,7 +111,7 @@ def translate_file(
     out.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(out, "output", [src])
     atomic_write_bytes(out, data)
-    summary = summarize(result.segments)
+    summary = summarize_results(result.segments)
     info = {
         **meta,
         "input": str(src),

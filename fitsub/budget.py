@@ -37,7 +37,9 @@ any text, and under `MIN_CUE_MS` (1 s) for more than one word. A 0.6 s "Wow." an
 "Thank you." are both flagged; a 0.9 s "Wow." is not.
 
 Subword budgets (for models whose length unit is the SentencePiece piece) divide the character
-budget by a tokenizer's measured characters per subword, rounded down.
+budget by a tokenizer's measured characters per subword, rounded down
+(`fitsub.units.subword_budget`). Every rounding above is exact on the decimal typed
+(`fitsub.units`): floor(0.29 × 100) is 29.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from fitsub.units import char_length
+from fitsub.units import char_length, chars_in_time, ratio_chars_ceil, ratio_chars_floor
 
 BINDINGS: tuple[str, ...] = ("ratio", "layout", "speed")  # also the tie-break order
 MIN_CHARS = 4  # the shortest plausible translation of a non-trivial segment, in characters
@@ -55,7 +57,6 @@ MIN_SHARE = 0.5  # a translation below half its source's characters cannot keep 
 DEFAULT_RATIO = 1.0  # used only when no limit at all is active
 MIN_WORD_CUE_MS = 833  # Netflix: minimum duration 5/6 s per subtitle event (20 frames at 24 fps)
 MIN_CUE_MS = 1000  # more than one word needs at least a second on screen
-_EPS = 1e-9  # guards floor() against binary round-off: floor(2.3 × 100) must be 230, not 229
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def limits_for(
 
 def min_plausible_chars(source_chars: int) -> int:
     """The smallest budget not flagged as too small: min(source, max(4, ceil(0.5 × source)))."""
-    return min(source_chars, max(MIN_CHARS, math.ceil(MIN_SHARE * source_chars - _EPS)))
+    return min(source_chars, max(MIN_CHARS, ratio_chars_ceil(MIN_SHARE, source_chars)))
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,6 @@ class Budget:
             "markup_chars": self.markup_chars,
             "min_plausible_chars": min_plausible_chars(self.source_chars),
         }
-
-
-def _floor(x: float) -> int:
-    return math.floor(x + _EPS)
 
 
 def is_too_short(duration_ms: int | None, source_words: int, min_ms: int = MIN_WORD_CUE_MS) -> bool:
@@ -189,15 +186,15 @@ def segment_budget(
         raise ValueError(f"length ratio must be a positive number, got {ratio}")
     if duration_ms is not None and duration_ms < 0:
         raise ValueError(f"cue duration must be >= 0 ms, got {duration_ms}")
-    ratio_limit = None if ratio is None else _floor(ratio * source_chars)
+    ratio_limit = None if ratio is None else ratio_chars_floor(ratio, source_chars)
     layout_limit = None if limits is None else max(0, limits.cpl * limits.lines - markup_chars)
     if room is not None:
         layout_limit = max(0, room) if layout_limit is None else min(layout_limit, max(0, room))
     speed_limit = None
     if limits is not None and limits.reading_speed and duration_ms is not None:
-        speed_limit = max(0, _floor(limits.cps * duration_ms / 1000) - markup_chars)
+        speed_limit = max(0, chars_in_time(limits.cps, duration_ms) - markup_chars)
     if ratio_limit is None and layout_limit is None and speed_limit is None:
-        ratio_limit = _floor(DEFAULT_RATIO * source_chars)
+        ratio_limit = ratio_chars_floor(DEFAULT_RATIO, source_chars)
     active = {
         name: value
         for name, value in zip(BINDINGS, (ratio_limit, layout_limit, speed_limit), strict=True)
@@ -250,15 +247,6 @@ def chars_per_subword(
     return chars / pieces
 
 
-def subword_budget(chars: int, chars_per_subword: float) -> int:
-    """The subword budget of a character budget: floor(chars / chars_per_subword)."""
-    if chars < 0:
-        raise ValueError(f"character budget must be >= 0, got {chars}")
-    if not chars_per_subword > 0 or math.isinf(chars_per_subword):
-        raise ValueError(f"characters per subword must be positive, got {chars_per_subword}")
-    return _floor(chars / chars_per_subword)
-
-
 @dataclass(frozen=True)
 class BudgetSummary:
     """What a pre-flight check reports over a document's budgets."""
@@ -287,7 +275,7 @@ class BudgetSummary:
         }
 
 
-def summarize(budgets: Sequence[Budget]) -> BudgetSummary:
+def summarize_budgets(budgets: Sequence[Budget]) -> BudgetSummary:
     """Counts, totals and budget/source ratios over `budgets` (every binding counted, even at 0)."""
     counts = {name: 0 for name in BINDINGS}
     for b in budgets:

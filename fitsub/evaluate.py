@@ -1,231 +1,29 @@
-"""Translate a test set under each setting and score it (`fitsub eval`); tables and JSON.
+"""Translate a test set under each setting and score it (`fitsub eval`).
 
-A setting is one way of translating: a model, a mode ("unconstrained": no length asked;
-"length": `Request.target_chars` = floor(ratio × source chars); "hard": the same length also
-enforced as `Request.max_chars`; "band": also a lower bound of 90 % of that length; "iso":
-IWSLT 2022's isometric band, characters without spaces within ±10 % of ratio × the source's,
-the unit and window of its length compliance LC) and a ratio. Translation streams in batches and keeps only
-the output strings, so 2,000 segments cost a few hundred kB beyond the model. The metrics
-themselves live in `fitsub.metrics`.
+Settings are `fitsub.eval_settings`'s, test sets `fitsub.testsets`'s; the result is an
+`fitsub.eval_report.EvalReport`. Translation streams in batches and keeps only the output
+strings, so 2,000 segments cost a few hundred kB beyond the model. The metrics themselves live
+in `fitsub.metrics`.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from fitsub.backend import Request, TranslationBackend
+from fitsub.backend import TranslationBackend
 from fitsub.budget import Limits
 from fitsub.errors import InputError
-from fitsub.io import read_text_lines
-from fitsub.lengthpred.policy import check_policy
-from fitsub.metrics import (
-    RateResult,
-    RatioStats,
-    SettingMetrics,
-    isometric_bounds,
-    requested_chars,
-    score,
-    subtitle_compliance,
-    variance,
-)
+from fitsub.eval_report import EvalReport, Row
+from fitsub.eval_settings import Setting, check_ratios
+from fitsub.metrics import score, subtitle_compliance, variance
+from fitsub.testsets import LoadedSet
 from fitsub.units import char_length
 
-# "hyp": outputs given, not translated (scoring without a model).
-Mode = Literal["unconstrained", "length", "hard", "band", "iso", "hyp"]
-MODES: tuple[Mode, ...] = (
-    "unconstrained",
-    "length",
-    "hard",
-    "band",
-    "iso",
-)  # what --settings may name
-BAND_LOW = 0.9  # "band": the lower bound is 90 % of the requested length (IWSLT 2022's ±10 %)
-SUBTITLE_SUFFIXES = (".srt", ".vtt")
 # (label, done, total): called after each translated batch.
 Progress = Callable[[str, int, int], None]
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One way of translating the test set; `name` labels its row in every table."""
-
-    name: str
-    mode: Mode
-    ratio: float
-    model_dir: Path | None = None
-    policy: str = "source"  # the length asked: source (ratio × source), predicted or oracle
-
-    def request(self, text: str, length: int | None = None) -> Request:
-        """The backend request for one source segment under this setting (lengths in chars).
-
-        `length`: the policy's length for this segment (None: floor(ratio × source chars)).
-        "length" asks for it as it is; "hard" and "band" ask for it capped by the budget
-        floor(ratio × source chars), which stays their hard limit (`fitsub.lengthpred.policy`).
-        """
-        if self.mode == "hyp":
-            raise ValueError("a `hyp` setting scores given outputs; it translates nothing")
-        if self.mode == "unconstrained":
-            return Request(text)
-        budget = requested_chars(text, self.ratio)
-        target = budget if length is None else max(1, length)
-        if self.mode == "length":
-            return Request(text, target_chars=target)
-        target = min(target, budget)
-        if self.mode == "band":
-            low = math.ceil(BAND_LOW * target - 1e-9)
-            return Request(text, target_chars=target, max_chars=budget, min_chars=low)
-        if self.mode == "iso":
-            low, high = isometric_bounds(text, self.ratio)
-            return Request(text, target, max_chars=high, min_chars=low, bound_unit="char_no_space")
-        return Request(text, target_chars=target, max_chars=budget)
-
-
-def make_settings(
-    modes: Sequence[str],
-    ratios: Sequence[float],
-    model_dirs: Sequence[Path],
-    policies: Sequence[str] = ("source",),
-) -> list[Setting]:
-    """Every mode × length policy × ratio × model; names are `mode@ratio` (policy `source`) or
-    `mode-policy@ratio`, prefixed `model/` when several. "unconstrained" asks for no length:
-    it is made once, whatever the policies."""
-    if not modes:
-        raise InputError(None, f"no setting given; choose from {', '.join(MODES)}")
-    for mode in modes:
-        if mode not in MODES:
-            raise InputError(None, f"unknown setting {mode!r}; choose from {', '.join(MODES)}")
-    policies = [check_policy(p) for p in dict.fromkeys(policies)] or ["source"]
-    if "iso" in modes and policies != ["source"]:
-        raise InputError(
-            None, "setting iso asks for its own band around the source: --length-policy source"
-        )
-    ratios = _check_ratios(ratios)
-    dirs: list[Path | None] = list(model_dirs) if model_dirs else [None]
-    names = [d.name if d is not None else "" for d in dirs]
-    if len(set(names)) < len(names):
-        names = [str(d) for d in dirs]
-    out: list[Setting] = []
-    for d, model_name in zip(dirs, names, strict=True):
-        prefix = f"{model_name}/" if len(dirs) > 1 else ""
-        for mode in dict.fromkeys(modes):
-            for policy in ["source"] if mode == "unconstrained" else policies:
-                tag = mode if policy == "source" else f"{mode}-{policy}"
-                for ratio in ratios:
-                    typed: Mode = mode  # type: ignore[assignment]
-                    out.append(Setting(f"{prefix}{tag}@{ratio:g}", typed, ratio, d, policy))
-    return out
-
-
-def _check_ratios(ratios: Sequence[float]) -> list[float]:
-    if not ratios:
-        raise InputError(None, "no --ratio given")
-    for r in ratios:
-        if not r > 0:
-            raise InputError(None, f"--ratio must be positive, got {r}")
-    return list(dict.fromkeys(ratios))
-
-
-@dataclass(frozen=True)
-class TestSet:
-    """The files of one test set: reference, and source and/or system output."""
-
-    __test__ = False  # not a pytest class
-
-    name: str
-    ref: Path
-    src: Path | None = None
-    hyp: Path | None = None
-
-
-def parse_testset(spec: str, src_lang: str, tgt_lang: str) -> TestSet:
-    """`NAME=PREFIX` → source `PREFIX.<src_lang>`, reference `PREFIX.<tgt_lang>`."""
-    name, sep, prefix = spec.partition("=")
-    if not sep or not name or not prefix:
-        raise InputError(None, f"--testset must be NAME=PREFIX, got {spec!r}")
-    return TestSet(name, ref=Path(f"{prefix}.{tgt_lang}"), src=Path(f"{prefix}.{src_lang}"))
-
-
-def is_subtitle(path: Path) -> bool:
-    """Whether a file is read as subtitles (by its suffix)."""
-    return path.suffix.lower() in SUBTITLE_SUFFIXES
-
-
-@dataclass
-class LoadedSet:
-    """A test set in memory: aligned segment texts (lines of subtitles joined by a space)."""
-
-    name: str
-    refs: list[str]
-    srcs: list[str] | None = None
-    hyps: list[str] | None = None
-    # Subtitle output only: per cue, the visible text (lines joined by "\n") and duration in ms.
-    hyp_cues: list[tuple[str, int]] | None = None
-
-
-def read_lines(path: Path) -> list[str]:
-    """One segment per line of a UTF-8 text file (a BOM and the line ends removed)."""
-    lines = read_text_lines(path)
-    if not lines:
-        raise InputError(path, "is empty")
-    return lines
-
-
-def read_cues(path: Path) -> list[tuple[str, int]]:
-    """Per subtitle cue: its visible text (markup removed, lines joined by "\\n"), duration ms."""
-    from fitsub.markup import visible_text
-    from fitsub.segments import read_document
-
-    if not path.is_file():
-        raise InputError(path, "no such file")
-    doc = read_document(path)
-    if not doc.segments:
-        raise InputError(path, "has no cues")
-    return [(visible_text(seg.text, doc.format), seg.duration_ms or 0) for seg in doc.segments]
-
-
-def _flat(text: str) -> str:
-    return " ".join(part.strip() for part in text.split("\n") if part.strip())
-
-
-def _texts(path: Path) -> tuple[list[str], list[tuple[str, int]] | None]:
-    if is_subtitle(path):
-        cues = read_cues(path)
-        return [_flat(t) for t, _ in cues], cues
-    return read_lines(path), None
-
-
-def load_testset(ts: TestSet, max_segments: int | None = None) -> LoadedSet:
-    """Read and align a test set's files; a count mismatch is an InputError naming both files."""
-    refs, _ = _texts(ts.ref)
-    srcs = hyps = None
-    cues = None
-    if ts.src is not None:
-        srcs, _ = _texts(ts.src)
-        _check_count(ts.src, len(srcs), ts.ref, len(refs))
-    if ts.hyp is not None:
-        hyps, cues = _texts(ts.hyp)
-        _check_count(ts.hyp, len(hyps), ts.ref, len(refs))
-    if max_segments is not None:
-        if max_segments < 1:
-            raise InputError(
-                None, f"must be at least 1, got {max_segments}", setting="max_segments"
-            )
-        refs = refs[:max_segments]
-        srcs = None if srcs is None else srcs[:max_segments]
-        hyps = None if hyps is None else hyps[:max_segments]
-        cues = None if cues is None else cues[:max_segments]
-    return LoadedSet(ts.name, refs=refs, srcs=srcs, hyps=hyps, hyp_cues=cues)
-
-
-def _check_count(path: Path, n: int, ref: Path, n_ref: int) -> None:
-    if n != n_ref:
-        unit = "cues" if is_subtitle(path) else "lines"
-        raise InputError(path, f"has {n} {unit} but {ref} has {n_ref}; the files must align")
 
 
 def sentencepiece_counter(model_dir: Path) -> Callable[[str], int] | None:
@@ -251,29 +49,6 @@ class ScoreOptions:
     lengths: bool = True  # LR, VAR, LC, fit
     tokenize: str = "13a"
     limits: Limits | None = None
-
-
-@dataclass(frozen=True)
-class Row:
-    """One test set × setting: its metrics and per-sentence out/src char ratios (for plots)."""
-
-    testset: str
-    setting: Setting
-    metrics: SettingMetrics
-    src_ratios: tuple[float, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the per-sentence ratios are left out)."""
-        s = self.setting
-        return {
-            "testset": self.testset,
-            "setting": s.name,
-            "mode": s.mode,
-            "policy": s.policy,
-            "ratio": s.ratio,
-            "model": None if s.model_dir is None else str(s.model_dir),
-            "metrics": self.metrics.to_dict(),
-        }
 
 
 def score_row(
@@ -351,134 +126,6 @@ def translate_all(
     return outs
 
 
-@dataclass
-class EvalReport:
-    """Rows of metrics (test set × setting) with run information; tables, JSON and markdown."""
-
-    rows: list[Row]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return {"meta": self.meta, "rows": [r.to_dict() for r in self.rows]}
-
-    def to_json(self) -> str:
-        """The report as indented JSON."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
-
-    def signatures(self) -> list[str]:
-        """The distinct sacrebleu signatures of the scores in the report."""
-        sigs: dict[str, None] = {}
-        for r in self.rows:
-            if r.metrics.bleu is not None:
-                sigs[f"BLEU: {r.metrics.bleu.signature}"] = None
-            if r.metrics.chrf is not None:
-                sigs[f"chrF: {r.metrics.chrf.signature}"] = None
-        return list(sigs)
-
-    def to_markdown(self) -> str:
-        """GitHub-flavoured markdown: the main table, the bucket table and the signatures."""
-        parts = [_md_table(*main_cells(self))]
-        buckets = bucket_cells(self)
-        if buckets[1]:
-            parts.append("BLEU (LR) by reference length in 13a tokens (Oka et al. 2020, Table 3):")
-            parts.append(_md_table(*buckets))
-        notes = sorted({n for r in self.rows for n in r.metrics.notes})
-        lines = [f"- {LEGEND}"] + [f"- {s}" for s in self.signatures()]
-        lines += [f"- {n}" for n in notes]
-        if lines:
-            parts.append("\n".join(lines))
-        return "\n\n".join(parts) + "\n"
-
-
-LEGEND = (
-    "LR src / LR ref: mean ± std of per-sentence output/source and output/reference lengths "
-    "in characters; VAR req / VAR ref: mean squared difference (chars²) between the output "
-    "length and the requested length floor(ratio × source chars) (or, under a length "
-    "policy, the length it asked for) / the reference length; "
-    "LC: IWSLT 2022 length compliance (chars without spaces within ±10 % of the source; "
-    "sources of ≤ 10 chars comply); fit: output chars ≤ floor(ratio × source chars)."
-)
-
-
-def _pct(r: RateResult | None) -> str | None:
-    return None if r is None or r.rate is None else f"{100 * r.rate:.1f}"
-
-
-def _lr(r: RatioStats | None) -> str | None:
-    if r is None or r.mean is None or r.std is None:
-        return None
-    return f"{r.mean:.3f} ± {r.std:.3f}"
-
-
-def _num(x: float | None, digits: int = 2) -> str | None:
-    return None if x is None else f"{x:.{digits}f}"
-
-
-# Main table: header -> cell of one row (None: not computed). Columns empty in every row are
-# dropped. LR are means ± std of per-sentence ratios; VAR in chars²; LC, fit and subtitle
-# compliance in percent.
-_COLUMNS: list[tuple[str, Callable[[SettingMetrics], str | None]]] = [
-    ("n", lambda m: str(m.n)),
-    ("BLEU", lambda m: _num(m.bleu.score) if m.bleu else None),
-    ("BLEU*", lambda m: _num(m.bleu.bleu_star) if m.bleu else None),
-    ("chrF", lambda m: _num(m.chrf.score) if m.chrf else None),
-    ("LR src", lambda m: _lr(m.lr_src_chars)),
-    ("LR ref", lambda m: _lr(m.lr_ref_chars)),
-    ("LR src (subw.)", lambda m: _lr(m.lr_src_subwords)),
-    ("LR ref (subw.)", lambda m: _lr(m.lr_ref_subwords)),
-    ("VAR req", lambda m: _num(m.var_requested.value, 1) if m.var_requested else None),
-    ("VAR ref", lambda m: _num(m.var_ref.value, 1) if m.var_ref else None),
-    ("LC %", lambda m: _pct(m.lc)),
-    ("fit %", lambda m: _pct(m.fit)),
-    ("CPL %", lambda m: _pct(m.subtitle.cpl) if m.subtitle else None),
-    ("lines %", lambda m: _pct(m.subtitle.lines) if m.subtitle else None),
-    ("CPS %", lambda m: _pct(m.subtitle.cps) if m.subtitle else None),
-]
-
-
-def _lead(report: EvalReport) -> tuple[list[str], list[list[str]]]:
-    several = len({r.testset for r in report.rows}) > 1
-    headers = (["test set"] if several else []) + ["setting"]
-    lead = [([r.testset] if several else []) + [r.setting.name] for r in report.rows]
-    return headers, lead
-
-
-def main_cells(report: EvalReport) -> tuple[list[str], list[list[str]]]:
-    """Headers and cells of the main table (one row per test set × setting)."""
-    headers, rows = _lead(report)
-    for header, cell in _COLUMNS:
-        cells = [cell(r.metrics) for r in report.rows]
-        if any(c is not None for c in cells):
-            headers.append(header)
-            for row, c in zip(rows, cells, strict=True):
-                row.append("–" if c is None else c)
-    return headers, rows
-
-
-def bucket_cells(report: EvalReport) -> tuple[list[str], list[list[str]]]:
-    """Headers and cells of the per-length table: `BLEU (LR)` per reference-length bucket."""
-    scored = [r for r in report.rows if r.metrics.buckets is not None]
-    if not scored:
-        return [], []
-    headers, rows = _lead(EvalReport(scored))
-    several = len({r.testset for r in scored}) > 1
-    first = scored[0].metrics.buckets or ()
-    for b in first:
-        headers.append(f"{b.label}" if several else f"{b.label} ({b.n})")
-    for row, r in zip(rows, scored, strict=True):
-        for b in r.metrics.buckets or ():
-            cell = "–" if b.bleu is None else f"{b.bleu:.2f} ({_num(b.lr, 3) or '–'})"
-            row.append(f"{cell} n={b.n}" if several else cell)
-    return headers, rows
-
-
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-    out += ["| " + " | ".join(cells) + " |" for cells in rows]
-    return "\n".join(out)
-
-
 def evaluate_models(
     testsets: Sequence[LoadedSet],
     settings: Sequence[Setting],
@@ -503,45 +150,26 @@ def evaluate_models(
     accuracy: dict[str, Any] = {}
     model_dirs = list(dict.fromkeys(s.model_dir for s in settings))
     for model_dir in model_dirs:
-        backend = open_backend(model_dir)
-        counter = subword_counter(model_dir) if subword_counter is not None else None
+        mine = {si: s for si, s in enumerate(settings) if s.model_dir == model_dir}
+        run = _ModelRun(
+            open_backend(model_dir),
+            options,
+            subword_counter(model_dir) if subword_counter is not None else None,
+            batch_size,
+            progress,
+            len(testsets) > 1,
+        )
         predict = None
-        if predictor is not None and any(
-            s.policy == "predicted" for s in settings if s.model_dir == model_dir
-        ):
+        if predictor is not None and any(s.policy == "predicted" for s in mine.values()):
             predict = predictor(model_dir)
         for ti, data in enumerate(testsets):
-            assert data.srcs is not None
-            unconstrained: list[str] | None = None
             lengths = _policy_lengths(data, predict)
             if predict is not None:
                 key = data.name if len(model_dirs) == 1 else f"{model_dir}: {data.name}"
                 accuracy[key] = _predictor_accuracy(data, lengths["predicted"])
-            for si, setting in enumerate(settings):
-                if setting.model_dir != model_dir:
-                    continue
-                label = f"{data.name}: {setting.name}" if len(testsets) > 1 else setting.name
-                asked = lengths.get(setting.policy)
-                if setting.policy != "source" and asked is None:
-                    raise InputError(None, f"setting {setting.name}: no length predictor")
-                if setting.mode == "unconstrained" and unconstrained is not None:
-                    outs = unconstrained
-                else:
-                    outs = translate_all(
-                        backend, setting, data.srcs, batch_size, progress, label, asked
-                    )
-                    if setting.mode == "unconstrained":
-                        unconstrained = outs
-                requested = None
-                if asked is not None and setting.mode != "unconstrained":
-                    requested = [
-                        setting.request(s, n).target_chars or 0
-                        for s, n in zip(data.srcs, asked, strict=True)
-                    ]
-                rows[(ti, si)] = score_row(
-                    data, setting, outs, options, counter, requested=requested
-                )
-        del backend
+            for si, row in run.score_set(data, mine, lengths).items():
+                rows[(ti, si)] = row
+        del run  # one model loaded at a time
     meta: dict[str, Any] = {
         "mode": "model",
         "testsets": [t.name for t in testsets],
@@ -550,6 +178,50 @@ def evaluate_models(
     if accuracy:
         meta["predictor_accuracy"] = accuracy
     return EvalReport([rows[k] for k in sorted(rows)], meta)
+
+
+@dataclass(frozen=True)
+class _ModelRun:
+    """One model's backend and what scoring its outputs needs."""
+
+    backend: TranslationBackend
+    options: ScoreOptions
+    counter: Callable[[str], int] | None
+    batch_size: int
+    progress: Progress | None
+    several_sets: bool  # progress labels name the test set
+
+    def score_set(
+        self, data: LoadedSet, settings: dict[int, Setting], lengths: dict[str, list[int]]
+    ) -> dict[int, Row]:
+        """Each setting's row on one test set (by the setting's index); the unconstrained
+        translation made once and scored under every ratio."""
+        assert data.srcs is not None
+        unconstrained: list[str] | None = None
+        rows: dict[int, Row] = {}
+        for si, setting in settings.items():
+            label = f"{data.name}: {setting.name}" if self.several_sets else setting.name
+            asked = lengths.get(setting.policy)
+            if setting.policy != "source" and asked is None:
+                raise InputError(None, f"setting {setting.name}: no length predictor")
+            if setting.mode == "unconstrained" and unconstrained is not None:
+                outs = unconstrained
+            else:
+                outs = translate_all(
+                    self.backend, setting, data.srcs, self.batch_size, self.progress, label, asked
+                )
+                if setting.mode == "unconstrained":
+                    unconstrained = outs
+            requested = None
+            if asked is not None and setting.mode != "unconstrained":
+                requested = [
+                    setting.request(s, n).target_chars or 0
+                    for s, n in zip(data.srcs, asked, strict=True)
+                ]
+            rows[si] = score_row(
+                data, setting, outs, self.options, self.counter, requested=requested
+            )
+        return rows
 
 
 def _policy_lengths(
@@ -584,7 +256,7 @@ def evaluate_hyps(
     count_subwords: Callable[[str], int] | None = None,
 ) -> EvalReport:
     """Score existing outputs (no model): one setting `hyp` (`hyp@RATIO` when several ratios)."""
-    ratios = _check_ratios(ratios)
+    ratios = check_ratios(ratios)
     rows: list[Row] = []
     for data in testsets:
         if data.hyps is None:

@@ -146,6 +146,49 @@ def _kind(mode: int) -> str | None:
     return None
 
 
+def _refuse_system_paths(path: Path, target: Path, option: str, or_stdout: str) -> None:
+    """`InputError` for a path under /dev, /proc or /sys (but /dev/shm), as given or resolved."""
+    for place in (Path(os.path.abspath(path)), target):
+        if place.parts[1:2] in (("dev",), ("proc",), ("sys",)) and place.parts[2:3] != ("shm",):
+            raise InputError(
+                path,
+                f"{option} is a special file ({place.parts[0]}{place.parts[1]}), not a regular "
+                f"file; choose a file path{or_stdout}",
+            )
+
+
+def _check_existing(
+    path: Path,
+    target: Path,
+    st: os.stat_result,
+    option: str,
+    inputs: Iterable[Path],
+    directory: bool,
+    or_stdout: str,
+) -> None:
+    """`InputError` when an existing output location is special, of the wrong kind, or an input."""
+    kind = _kind(st.st_mode)
+    if kind is not None:
+        raise InputError(
+            path, f"{option} is {kind}, not a regular file; choose a file path{or_stdout}"
+        )
+    if directory and not stat.S_ISDIR(st.st_mode):
+        raise InputError(path, f"{option} must be a directory, but this is a file")
+    if not directory and stat.S_ISDIR(st.st_mode):
+        raise InputError(path, f"{option} is a directory; give a file name")
+    for source in inputs:
+        if str(source) == STDIO:
+            continue
+        try:
+            same = os.path.samefile(source, target)
+        except OSError:
+            same = False
+        if same:
+            raise InputError(
+                path, f"{option} is the input file {str(source)!r}; choose another path"
+            )
+
+
 def check_output_path(
     path: Path | None,
     option: str,
@@ -171,13 +214,8 @@ def check_output_path(
         return
     path = Path(path)
     target = Path(os.path.realpath(path))
-    for place in (Path(os.path.abspath(path)), target):
-        if place.parts[1:2] in (("dev",), ("proc",), ("sys",)) and place.parts[2:3] != ("shm",):
-            raise InputError(
-                path,
-                f"{option} is a special file ({place.parts[0]}{place.parts[1]}), not a regular "
-                f"file; choose a file path{' or -' if allow_stdout else ''}",
-            )
+    or_stdout = " or -" if allow_stdout else ""
+    _refuse_system_paths(path, target, option, or_stdout)
     try:
         st: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
@@ -185,27 +223,7 @@ def check_output_path(
     except OSError as err:
         raise InputError(path, f"{option}: cannot use this path ({err.strerror})") from None
     if st is not None:
-        kind = _kind(st.st_mode)
-        if kind is not None:
-            raise InputError(
-                path,
-                f"{option} is {kind}, not a regular file; choose a file path{' or -' if allow_stdout else ''}",
-            )
-        if directory and not stat.S_ISDIR(st.st_mode):
-            raise InputError(path, f"{option} must be a directory, but this is a file")
-        if not directory and stat.S_ISDIR(st.st_mode):
-            raise InputError(path, f"{option} is a directory; give a file name")
-        for source in inputs:
-            if str(source) == STDIO:
-                continue
-            try:
-                same = os.path.samefile(source, target)
-            except OSError:
-                same = False
-            if same:
-                raise InputError(
-                    path, f"{option} is the input file {str(source)!r}; choose another path"
-                )
+        _check_existing(path, target, st, option, inputs, directory, or_stdout)
     parent = target if (directory and st is not None) else target.parent
     if not parent.is_dir():
         raise InputError(path, f"{option}: folder {str(parent)!r} does not exist")

@@ -15,8 +15,9 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 
-from fitsub.evaluate import EvalReport, Row  # noqa: E402
+from fitsub.eval_report import EvalReport, Row  # noqa: E402
 from fitsub.io import atomic_write_bytes  # noqa: E402
 
 RATIOS_PNG = "ratios.png"
@@ -27,7 +28,7 @@ def _label(row: Row, several_sets: bool) -> str:
     return f"{row.testset}: {row.setting.name}" if several_sets else row.setting.name
 
 
-def _save(fig: plt.Figure, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     import io
 
     buf = io.BytesIO()

@@ -21,11 +21,11 @@ import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from fitsub.document import Document
 from fitsub.errors import InputError
 from fitsub.flags import count_flags
 from fitsub.io import atomic_write_text, check_output_path
 from fitsub.pipeline import SegmentResult
-from fitsub.segments import Document
 
 FORMATS = {".tsv": "tsv", ".html": "html", ".htm": "html"}
 COLUMNS: tuple[str, ...] = (

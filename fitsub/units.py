@@ -53,6 +53,19 @@ def ratio_chars_ceil(ratio: float, chars: int) -> int:
     return math.ceil(_decimal(ratio) * chars)
 
 
+def ratio_band(ratio: float, chars: int, low: float, high: float) -> tuple[int, int]:
+    """The lengths within `low`..`high` times ratio × chars: (ceil(low × ratio × chars),
+    floor(high × ratio × chars)), exact (IWSLT 2022's ±10 % band is `low` 0.9, `high` 1.1)."""
+    target = _decimal(ratio) * chars
+    return math.ceil(_decimal(low) * target), math.floor(_decimal(high) * target)
+
+
+def chars_in_time(cps: float, duration_ms: int) -> int:
+    """The characters read in `duration_ms` at `cps` characters per second:
+    floor(cps × duration_ms / 1000), exact (a reading-speed limit)."""
+    return math.floor(_decimal(cps) * duration_ms / 1000)
+
+
 def subword_target(chars: int, chars_per_subword: float) -> int:
     """The length in subwords asked of a model trained on subword lengths, for a requested
     length in characters: round(chars / chars_per_subword), at least 1 (a request, not a cap:

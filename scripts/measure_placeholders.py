@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fitsub.backend import Candidate, Request
+from fitsub.formats import read_document
 from fitsub.markup import protect
 from fitsub.nmt.backend import NMTBackend
-from fitsub.segments import read_document
 from fitsub.units import char_length
 
 ROOT = Path(__file__).resolve().parent.parent

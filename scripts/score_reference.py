@@ -15,9 +15,9 @@ import json
 import sys
 from pathlib import Path
 
+from fitsub.formats import read_document
 from fitsub.markup import visible_text
 from fitsub.metrics import bleu, chrf
-from fitsub.segments import read_document
 
 
 def cue_texts(path: Path) -> dict[str, str]:

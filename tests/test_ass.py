@@ -12,8 +12,8 @@ from doubles import ToyBackend
 
 from fitsub.budget import limits_for
 from fitsub.errors import InputError
+from fitsub.formats import parse_document, read_document, render_document
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.segments import parse_document, read_document, render_document
 
 ASS = """[Script Info]
 Title: Demo

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run, tiny_checkpoint
 
-from fitsub.segments import read_document
+from fitsub.formats import read_document
 
 SRT = "1\n00:00:01,000 --> 00:00:03,000\nWe go home now.\n\n2\n00:00:03,500 --> 00:00:05,000\nYou and I.\n"
 VTT = "WEBVTT\nLanguage: en\n\n00:01.000 --> 00:03.000\nThis is not the end.\n"

@@ -16,10 +16,9 @@ from fitsub.budget import (
     limits_for,
     min_plausible_chars,
     segment_budget,
-    subword_budget,
-    summarize,
+    summarize_budgets,
 )
-from fitsub.units import char_length
+from fitsub.units import char_length, subword_budget
 
 IT = LANGUAGE_LIMITS["it"]
 EN = LANGUAGE_LIMITS["en"]
@@ -197,7 +196,7 @@ def test_summary_counts_and_ratios() -> None:
         segment_budget(20, ratio=1.0, limits=IT, duration_ms=300),  # 5 speed, too small
         segment_budget(10, ratio=1.0, limits=IT, duration_ms=3000),  # 10 ratio
     ]
-    s = summarize(budgets)
+    s = summarize_budgets(budgets)
     assert (s.segments, s.too_small) == (4, 1)
     assert s.binding_counts == {"ratio": 1, "layout": 1, "speed": 2}
     assert (s.source_chars, s.budget_chars) == (180, 141)
@@ -207,7 +206,7 @@ def test_summary_counts_and_ratios() -> None:
 
 
 def test_empty_summary() -> None:
-    s = summarize([])
+    s = summarize_budgets([])
     assert (s.segments, s.too_small, s.mean_budget_ratio) == (0, 0, None)
     assert s.binding_counts == {"ratio": 0, "layout": 0, "speed": 0}
 
@@ -257,5 +256,5 @@ def test_summary_counts_too_short() -> None:
         segment_budget(10, ratio=1.0, limits=IT, duration_ms=600, source_words=2),
         segment_budget(10, ratio=1.0, limits=IT, duration_ms=3000, source_words=2),
     ]
-    assert summarize(budgets).too_short == 1
-    assert summarize(budgets).to_dict()["too_short"] == 1
+    assert summarize_budgets(budgets).too_short == 1
+    assert summarize_budgets(budgets).to_dict()["too_short"] == 1

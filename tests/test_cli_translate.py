@@ -10,8 +10,8 @@ import torch
 from nmt_helpers import tiny_config, word_tokenizer
 
 from fitsub.cli import main
+from fitsub.formats import read_document
 from fitsub.nmt.checkpoint import build_model, save_checkpoint
-from fitsub.segments import read_document
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

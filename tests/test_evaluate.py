@@ -12,22 +12,17 @@ import sacrebleu
 from fitsub.backend import Candidate, Request
 from fitsub.budget import Limits
 from fitsub.errors import InputError
+from fitsub.eval_report import bucket_cells, main_cells
+from fitsub.eval_settings import Setting, make_settings
 from fitsub.evaluate import (
-    LoadedSet,
     ScoreOptions,
-    Setting,
-    TestSet,
-    bucket_cells,
     evaluate_hyps,
     evaluate_models,
-    load_testset,
-    main_cells,
-    make_settings,
-    parse_testset,
     sentencepiece_counter,
     translate_all,
 )
 from fitsub.plots import write_plots
+from fitsub.testsets import LoadedSet, TestSet, load_testset, parse_testset
 
 SRCS = ["the cat sat on the mat", "hello world", "", "good morning to you all"]
 TABLE = {
@@ -93,7 +88,7 @@ def test_settings_combine_modes_ratios_and_models() -> None:
 def test_bad_settings_are_input_errors() -> None:
     with pytest.raises(InputError, match="unknown setting 'short'"):
         make_settings(["short"], [1.0], [])
-    with pytest.raises(InputError, match="--ratio must be positive"):
+    with pytest.raises(InputError, match="ratio must be positive"):
         make_settings(["length"], [0.0], [])
 
 
@@ -346,7 +341,7 @@ def test_two_thousand_segments_stay_small_in_memory() -> None:
 
 
 def test_band_setting_asks_for_both_bounds() -> None:
-    from fitsub.evaluate import Setting
+    from fitsub.eval_settings import Setting
 
     req = Setting("band@1", "band", 1.0).request("We have a lot of work to do.")  # 28 chars
     assert (req.target_chars, req.max_chars, req.min_chars) == (28, 28, 26)  # ceil(0.9 × 28)
@@ -354,7 +349,7 @@ def test_band_setting_asks_for_both_bounds() -> None:
 
 
 def test_iso_setting_asks_for_the_lc_band_without_spaces() -> None:
-    from fitsub.evaluate import Setting
+    from fitsub.eval_settings import Setting
 
     req = Setting("iso@1", "iso", 1.0).request("We have a lot of work to do.")  # 21 without spaces
     assert (req.target_chars, req.min_chars, req.max_chars, req.bound_unit) == (

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from fitsub.document import MAX_SEGMENT_CHARS
 from fitsub.errors import InputError
-from fitsub.segments import (
-    MAX_SEGMENT_CHARS,
+from fitsub.formats import (
     detect_format,
     parse_document,
     read_document,

@@ -32,9 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hardening_helpers import cli, toy_model  # noqa: E402
 
+from fitsub.document import Document  # noqa: E402
 from fitsub.errors import InputError  # noqa: E402
+from fitsub.formats import read_document
 from fitsub.markup import visible_text  # noqa: E402
-from fitsub.segments import Document, read_document  # noqa: E402
 
 DEFAULT_FILES = int(os.environ.get("FITSUB_FUZZ_FILES", "120"))
 DEFAULT_SEED = int(os.environ.get("FITSUB_FUZZ_SEED", "18"))

@@ -14,6 +14,8 @@ from doubles import ToyBackend, toy_translate
 
 from fitsub.backend import Candidate, Request
 from fitsub.budget import Limits, limits_for
+from fitsub.document import Document
+from fitsub.formats import parse_document, read_document
 from fitsub.markup import protect, visible_text
 from fitsub.pipeline import (
     KEPT_WHOLE,
@@ -23,11 +25,12 @@ from fitsub.pipeline import (
     SINGLE,
     WHOLE,
     TranslateOptions,
-    summarize,
     translate_document,
 )
+from fitsub.pipeline import (
+    summarize_results as summarize,
+)
 from fitsub.report import result_to_dict
-from fitsub.segments import Document, parse_document, read_document
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

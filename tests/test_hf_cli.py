@@ -14,8 +14,8 @@ from hf_helpers import make_marian  # noqa: E402
 from nmt_helpers import tiny_config, word_tokenizer  # noqa: E402
 
 from fitsub.cli import main  # noqa: E402
+from fitsub.formats import read_document  # noqa: E402
 from fitsub.nmt.checkpoint import build_model, save_checkpoint  # noqa: E402
-from fitsub.segments import read_document  # noqa: E402
 
 CUES = [
     ("00:00:01,000", "00:00:03,500", "The small boat sees the river."),

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from fitsub.budget import limits_for
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.evaluate import Setting, make_settings
+from fitsub.eval_settings import Setting, make_settings
+from fitsub.formats import read_document
 from fitsub.lengthpred.policy import (
     LengthPolicy,
     Requested,
@@ -30,7 +31,6 @@ from fitsub.lengthpred.policy import (
     share,
 )
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.segments import read_document
 from fitsub.units import char_length
 
 transformers = pytest.importorskip("transformers")

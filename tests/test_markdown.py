@@ -5,8 +5,8 @@ from __future__ import annotations
 from doubles import ToyBackend
 
 from fitsub.budget import limits_for
+from fitsub.formats import parse_document, render_document
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.segments import parse_document, render_document
 
 DECK = """---
 title: Talk

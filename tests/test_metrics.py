@@ -70,7 +70,7 @@ def test_misaligned_inputs_are_an_error() -> None:
 
 def test_length_ratio_mean_and_std_in_chars() -> None:
     # out/src ratios 4/2 = 2.0 and 2/4 = 0.5: mean 1.25, population std 0.75.
-    res = m.length_ratio(["abcd", "ab"], ["ab", "abcd"])
+    res = m.length_ratio_stats(["abcd", "ab"], ["ab", "abcd"])
     assert res.mean == pytest.approx(1.25)
     assert res.std == pytest.approx(0.75)
     assert (res.n, res.skipped, res.unit) == (2, 0, "char")
@@ -78,13 +78,13 @@ def test_length_ratio_mean_and_std_in_chars() -> None:
 
 def test_length_ratio_counts_spaces_and_skips_empty_denominators() -> None:
     # "a b" is 3 chars; the empty source is left out rather than dividing by zero.
-    res = m.length_ratio(["a b", "xyz"], ["abcdef", ""])
+    res = m.length_ratio_stats(["a b", "xyz"], ["abcdef", ""])
     assert res.mean == pytest.approx(0.5)
     assert (res.n, res.skipped) == (1, 1)
 
 
 def test_length_ratio_in_subwords_uses_the_given_counter() -> None:
-    res = m.length_ratio(["a b c", "a"], ["a b", "a b"], count=lambda s: len(s.split()))
+    res = m.length_ratio_stats(["a b c", "a"], ["a b", "a b"], count=lambda s: len(s.split()))
     assert res.mean == pytest.approx((1.5 + 0.5) / 2)
     assert res.unit == "subword"
 

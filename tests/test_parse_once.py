@@ -8,7 +8,7 @@ import pysrt
 import pytest
 import webvtt
 
-from fitsub.segments import parse_document
+from fitsub.formats import parse_document
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 SRT = (

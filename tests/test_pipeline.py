@@ -8,8 +8,9 @@ from doubles import ToyBackend
 
 from fitsub.backend import Candidate
 from fitsub.budget import limits_for
-from fitsub.pipeline import TranslateOptions, summarize, translate_document
-from fitsub.segments import parse_document, read_document, render_document
+from fitsub.formats import parse_document, read_document, render_document
+from fitsub.pipeline import TranslateOptions, translate_document
+from fitsub.pipeline import summarize_results as summarize
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -15,9 +15,9 @@ from pptx.util import Inches, Pt
 
 from fitsub.budget import limits_for
 from fitsub.errors import InputError
+from fitsub.formats import document_bytes, read_bytes_document, read_document
 from fitsub.formats.pptx import share_runs
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.segments import document_bytes, read_bytes_document, read_document
 
 
 def deck() -> bytes:

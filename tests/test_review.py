@@ -14,10 +14,11 @@ import fitsub.nmt.backend as nmt_backend
 from fitsub.budget import limits_for
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.pipeline import TranslateOptions, summarize, translate_document
+from fitsub.formats import parse_document
+from fitsub.pipeline import TranslateOptions, translate_document
+from fitsub.pipeline import summarize_results as summarize
 from fitsub.report import result_to_dict
 from fitsub.review import COLUMNS, check_review_path, review_html, review_tsv, write_review
-from fitsub.segments import parse_document
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000

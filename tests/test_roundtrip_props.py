@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fitsub.formats import parse_document, render_document
 from fitsub.markup import protect
-from fitsub.segments import parse_document, render_document
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("FITSUB_HYPOTHESIS_EXAMPLES", "60")),

@@ -7,15 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from fitsub.document import Document, Segment
+from fitsub.formats import parse_document, read_document, render_document, write_document
 from fitsub.markup import protect
-from fitsub.segments import (
-    Document,
-    Segment,
-    parse_document,
-    read_document,
-    render_document,
-    write_document,
-)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -186,7 +180,7 @@ def test_utf16_with_bom() -> None:
 
 
 def test_latin1_bytes_outside_cp1252() -> None:
-    from fitsub.segments import read_bytes_document
+    from fitsub.formats import read_bytes_document
 
     data = "1\n00:00:01,000 --> 00:00:02,000\nA\x81b.\n".encode("latin-1")
     assert read_bytes_document(data, "srt").encoding == "latin-1"

@@ -9,29 +9,17 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import limits_for
 from fitsub.cli import app, progress_bar
 from fitsub.errors import InputError
-from fitsub.evaluate import (
-    LEGEND,
-    EvalReport,
-    LoadedSet,
-    ScoreOptions,
-    TestSet,
-    bucket_cells,
-    evaluate_hyps,
-    evaluate_models,
-    load_testset,
-    main_cells,
-    make_settings,
-    parse_testset,
-    sentencepiece_counter,
-)
+from fitsub.eval_report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
+from fitsub.eval_settings import make_settings
+from fitsub.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, sentencepiece_counter
 from fitsub.io import atomic_write_text, check_output_path
 from fitsub.lengthpred.policy import check_policy
+from fitsub.testsets import LoadedSet, TestSet, load_testset, parse_testset
 
 EPILOG = (
     "Examples:\n\n"
@@ -92,15 +80,6 @@ def _testsets(
 
 def _check_output(path: Path | None, what: str, inputs: list[Path] | None = None) -> None:
     check_output_path(path, what, inputs or [], allow_stdout=True)
-
-
-def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> Table:
-    table = Table(title=title)
-    for h in headers:
-        table.add_column(h, justify="left" if h in ("test set", "setting") else "right")
-    for row in rows:
-        table.add_row(*(Text(cell) for cell in row))  # test set names come from file names
-    return table
 
 
 def _emit(path: Path | None, text: str) -> None:
@@ -346,10 +325,10 @@ def _translate_and_score(
 
 def _print(report: EvalReport, plots: list[Path]) -> None:
     console = Console()
-    console.print(_rich_table(*main_cells(report), title="fitsub eval"))
+    console.print(rich_table(*main_cells(report), title="fitsub eval"))
     headers, rows = bucket_cells(report)
     if rows:
-        console.print(_rich_table(headers, rows, title="BLEU (LR) by reference length, 13a tokens"))
+        console.print(rich_table(headers, rows, title="BLEU (LR) by reference length, 13a tokens"))
     console.print(LEGEND, highlight=False, style="dim")
     for line in report.signatures():
         console.print(Text(line), highlight=False)

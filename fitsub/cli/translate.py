@@ -23,14 +23,22 @@ from fitsub.batch import (
     output_name,
     translate_file,
 )
-from fitsub.budget import Budget, limits_for
-from fitsub.budget import summarize as summarize_budgets
+from fitsub.budget import Budget, limits_for, summarize_budgets
 from fitsub.cli import _say, app, fail, printable, progress_bar
+from fitsub.document import FORMATS, Document, Format, Segment
 from fitsub.errors import FitsubError, InputError
+from fitsub.formats import (
+    EXTENSIONS,
+    document_bytes,
+    read_bytes_document,
+    read_document,
+    with_target_language,
+)
 from fitsub.glossary import load_glossary
 from fitsub.io import STDIO, atomic_write_bytes, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
-from fitsub.pipeline import TranslateOptions, plan, summarize, translate_document
+from fitsub.pipeline import TranslateOptions, plan, translate_document
+from fitsub.pipeline import summarize_results as summarize
 from fitsub.profiles import Profile, resolve, tight_gaps
 from fitsub.report import (
     budget_summary_table,
@@ -43,17 +51,6 @@ from fitsub.report import (
     write_report,
 )
 from fitsub.review import check_review_path, write_review
-from fitsub.segments import (
-    EXTENSIONS,
-    FORMATS,
-    Document,
-    Format,
-    Segment,
-    document_bytes,
-    read_bytes_document,
-    read_document,
-    with_target_language,
-)
 from fitsub.settings import Settings, load_settings
 
 STRICT_EXIT = 3  # --strict: some segment carries a quality flag

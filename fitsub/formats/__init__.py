@@ -1,282 +1,269 @@
-"""What the format modules share: parse results, blank-line blocks, timestamps and cue checks.
+"""Reading and writing documents (`fitsub.document`): pick the format, decode, parse; render,
+encode and write atomically.
 
-One module per format (`srt`, `vtt`, `slides`) parses a string (``\\n`` line endings, no BOM)
-into segments plus the verbatim text between them (`Parsed.gaps`), and renders one segment back.
-`fitsub.segments` chooses the module with a plain dict.
+One module per format (parse from / render to strings; .pptx from / to bytes), chosen here with
+a plain dict; what they share lives in `fitsub.formats.blocks` and `fitsub.formats.timing`.
+Decoding is `fitsub.encoding`'s.
+
+Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, through pysubs2), plain slide text
+(.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
+and PowerPoint (.pptx, through python-pptx: one segment per paragraph of a text frame).
+
+Policies (each tested in tests/test_formats_bad_input.py):
+
+- Times are integer milliseconds, kept exactly; cue count, ids and order are kept.
+- Everything that is not cue text (the VTT header, STYLE / REGION / NOTE blocks, blank lines,
+  timing lines as written, cue settings) is kept verbatim in `Document.gaps` and
+  `Segment.timing`, so `render_document(parse_document(s)) == s` for well-formed input. The
+  normalisations: a file mixing line endings is written with its most common one; SRT cue
+  number lines lose surrounding whitespace.
+- Overlapping cues, cues out of time order, cue numbers out of order or missing, and zero-length
+  cues are accepted with a warning (`Document.warnings`); timings and ids are never changed.
+- An empty cue is kept and marked `translatable=False`.
+- A segment longer than `MAX_SEGMENT_CHARS` visible characters is rejected (`InputError`).
+- Broken timestamps, a cue that ends before it starts, text after a blank line inside a cue,
+  a VTT file without its ``WEBVTT`` header, comma decimal separators in VTT, binary, empty or
+  unknown-extension files are rejected with `InputError` naming file, line and problem.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import TypeAlias
 
+from fitsub.document import FORMATS, Document, Format, Segment
+from fitsub.encoding import (
+    Decoded,
+    can_encode,
+    decode_bytes,
+    encode_text,
+    read_file_bytes,
+    read_text,
+    split_text,
+)
 from fitsub.errors import InputError
-from fitsub.markup import visible_text
-from fitsub.segments import MAX_SEGMENT_CHARS, Format, Segment
-from fitsub.units import char_length
+from fitsub.formats.blocks import Parsed
+from fitsub.io import atomic_write_bytes
 
-MAX_LISTED_WARNINGS = 10
-
-
-@dataclass
-class Parsed:
-    """A format module's parse result: segments, the raw text around them, warnings."""
-
-    segments: list[Segment]
-    gaps: list[str]
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Block:
-    """Consecutive non-blank lines: 1-based first line number, the lines, character offsets."""
-
-    line: int
-    lines: list[str]
-    start: int
-    end: int  # offset just past the last character of the last line (before its newline)
+EXTENSIONS: dict[str, Format] = {
+    ".srt": "srt",
+    ".vtt": "vtt",
+    ".ass": "ass",
+    ".ssa": "ssa",
+    ".txt": "slides",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".pptx": "pptx",
+}
+# Formats read from bytes as a whole (a zip package), not decoded as text.
+BINARY_FORMATS: frozenset[str] = frozenset({"pptx"})
+# Encoding used when the document's own encoding cannot hold the new text (e.g. "♪" in cp1252).
+FALLBACK_ENCODING = "utf-8"
 
 
-def iter_lines(text: str) -> Iterator[str]:
-    """The lines of `text` split at ``\\n``, one at a time (no list of every line in memory)."""
-    start = 0
-    while True:
-        end = text.find("\n", start)
-        if end < 0:
-            yield text[start:]
-            return
-        yield text[start:end]
-        start = end + 1
+def with_target_language(doc: Document, lang: str) -> Document:
+    """The document with the language its metadata names set to `lang` (WebVTT ``Language:``)."""
+    if doc.format != "vtt" or not doc.gaps:
+        return doc
+    from fitsub.formats.vtt import set_language
+
+    return replace(doc, gaps=(set_language(doc.gaps[0], lang), *doc.gaps[1:]))
 
 
-def iter_blocks(
-    text: str,
-    is_blank: Callable[[str], bool],
-    starts_block: Callable[[list[str], str], bool],
-    blank_lines: Collection[int] = (),
-) -> Iterator[Block]:
-    """Blocks of `text` split at blank lines, or before a line for which `starts_block` holds.
+def detect_format(path: Path) -> Format:
+    """The format a file's extension names (`EXTENSIONS`); `InputError` otherwise."""
+    ext = path.suffix.lower()
+    if ext not in EXTENSIONS:
+        shown = repr(ext) if ext else "no extension"
+        known = ", ".join(EXTENSIONS)
+        raise InputError(path, f"unknown file type ({shown}); expected one of {known}")
+    return EXTENSIONS[ext]
 
-    `blank_lines`: 1-based numbers of further lines read as blank lines. Each block is yielded
-    when complete, so a parser can turn it into a segment and let it go (memory stays linear
-    in the segments kept, not in every line of the file).
+
+def _check_format(fmt: str, path: Path | None) -> None:
+    if fmt not in FORMATS:
+        raise InputError(path, f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def parse_document(text: str, fmt: Format, path: Path | None = None) -> Document:
+    """Parse a document from a string (a leading BOM means ``utf-8-sig``); `InputError` if bad."""
+    _check_format(fmt, path)
+    if fmt in BINARY_FORMATS:
+        raise InputError(path, f"a {fmt} file is read from bytes, not text")
+    decoded = split_text(text)
+    if not decoded.text.strip():
+        raise InputError(path, "empty file")
+    return _build(decoded, fmt, path)
+
+
+def read_document(path: Path, fmt: Format | None = None, encoding: str | None = None) -> Document:
+    """Read, decode and parse a file (format from its extension unless given); `InputError` if bad.
+
+    `encoding` overrides detection (``--encoding cp1252``).
     """
-    current: Block | None = None
-    offset = 0
-    for number, line in enumerate(iter_lines(text), start=1):
-        if is_blank(line) or number in blank_lines:
-            if current is not None:
-                yield current
-            current = None
-        else:
-            if current is not None and starts_block(current.lines, line):
-                yield current
-                current = None
-            if current is None:
-                current = Block(number, [], offset, offset)
-            current.lines.append(line)
-            current.end = offset + len(line)
-        offset += len(line) + 1
-    if current is not None:
-        yield current
+    path = Path(path)
+    fmt = detect_format(path) if fmt is None else fmt
+    _check_format(fmt, path)
+    if fmt in BINARY_FORMATS:
+        return _build_binary(read_file_bytes(path), fmt, path)
+    return _build(read_text(path, encoding), fmt, path)
 
 
-def split_blocks(
-    text: str,
-    is_blank: Callable[[str], bool],
-    starts_block: Callable[[list[str], str], bool],
-    blank_lines: Collection[int] = (),
-) -> list[Block]:
-    """Every block of `iter_blocks` as a list."""
-    return list(iter_blocks(text, is_blank, starts_block, blank_lines))
+def sniff_format(text: str) -> Format:
+    """The format of text without a file name: WEBVTT header → vtt, timing lines → srt,
+    ``[Script Info]`` → ass, else slides."""
+    head = text.lstrip("\ufeff")[:4096]
+    if head.startswith("WEBVTT"):
+        return "vtt"
+    if head.lstrip().startswith("[Script Info]"):
+        return "ass"
+    if "-->" in head:
+        return "srt"
+    return "slides"
 
 
-_SPACE_LINE = re.compile(r"^[^\S\n]+$", re.MULTILINE)
+def read_bytes_document(
+    data: bytes, fmt: Format | None, path: Path | None = None, encoding: str | None = None
+) -> Document:
+    """Parse a document from raw bytes (encoding detected as for files; format sniffed if None)."""
+    if fmt is None and data.startswith(b"PK\x03\x04"):  # a zip package: .pptx
+        fmt = "pptx"
+    if fmt is not None:
+        _check_format(fmt, path)
+        if fmt in BINARY_FORMATS:
+            return _build_binary(data, fmt, path)
+    decoded = decode_bytes(data, path, encoding)
+    if fmt is None:
+        fmt = sniff_format(decoded.text)
+    return _build(decoded, fmt, path)
 
 
-def has_space_lines(text: str) -> bool:
-    """Whether some line of `text` is not empty but holds only whitespace."""
-    return _SPACE_LINE.search(text) is not None
+def _build(decoded: Decoded, fmt: Format, path: Path | None) -> Document:
+    parsed = _codec(fmt)[0](decoded.text, path)
+    warnings = list(parsed.warnings)
+    if decoded.mixed_newlines:
+        shown = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}[decoded.newline]
+        warnings.insert(0, f"mixed line endings; the output uses {shown} throughout")
+    return Document(
+        path=path,
+        format=fmt,
+        segments=tuple(parsed.segments),
+        encoding=decoded.encoding,
+        newline=decoded.newline,
+        warnings=tuple(warnings),
+        gaps=tuple(parsed.gaps),
+        bom=decoded.bom,
+        source=decoded.text if fmt in WHOLE_FORMATS else None,
+        detected_by=decoded.detected_by,
+        confidence=decoded.confidence,
+    )
 
 
-class GapCollector:
-    """The raw text before each block and after the last one, collected as blocks go by."""
+def _build_binary(data: bytes, fmt: Format, path: Path | None) -> Document:
+    import fitsub.formats.pptx as pptx
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.gaps: list[str] = []
-        self.previous = 0
-        self._shared: dict[str, str] = {}
-
-    def add(self, block: Block) -> None:
-        """Record the gap before `block`."""
-        gap = self.text[self.previous : block.start]
-        # most gaps are "\n\n": one string object, not one per cue
-        self.gaps.append(self._shared.setdefault(gap, gap) if len(gap) < 8 else gap)
-        self.previous = block.end
-
-    def finish(self) -> list[str]:
-        """Every gap, with the text after the last block."""
-        return [*self.gaps, self.text[self.previous :]]
+    if not data:
+        raise InputError(path, "empty file")
+    parsed = pptx.parse(data, path)
+    return Document(
+        path=path,
+        format=fmt,
+        segments=tuple(parsed.segments),
+        encoding=pptx.ENCODING,
+        warnings=tuple(parsed.warnings),
+        source=data,
+        detected_by="given",
+    )
 
 
-def spaces_only(line: str) -> bool:
-    """A line that is not empty but holds only whitespace."""
-    return line != "" and not line.strip()
+Codec: TypeAlias = tuple[
+    Callable[[str, Path | None], Parsed], Callable[[Segment], str], tuple[str, str, str]
+]
+# Text formats written by re-serialising the whole source (`Document.source`), not block by block.
+WHOLE_FORMATS: frozenset[str] = frozenset({"ass", "ssa"})
 
 
-def blank_space_lines(lines: list[str], opens_block: Callable[[list[str], int], bool]) -> set[int]:
-    """1-based numbers of whitespace-only lines to read as empty lines.
+def _codec(fmt: Format) -> Codec:
+    """The parser, block renderer and default gaps (first, between, last) of a text format."""
+    import fitsub.formats.ass as ass
+    import fitsub.formats.markdown as markdown
+    import fitsub.formats.slides as slides
+    import fitsub.formats.srt as srt
+    import fitsub.formats.vtt as vtt
 
-    Such a line counts as empty where it starts or ends a block (an empty line or the file's
-    end before or after it, other whitespace-only lines aside) or stands just before a line for
-    which `opens_block(lines, i)` holds (a cue); elsewhere, between two lines of a cue's text,
-    it stays text. Either way nothing is lost: the line is written back as it was.
+    codecs: dict[str, Codec] = {
+        "srt": (srt.parse, srt.render_block, srt.DEFAULT_GAPS),
+        "vtt": (vtt.parse, vtt.render_block, vtt.DEFAULT_GAPS),
+        "ass": (ass.parse, ass.render_block, ass.DEFAULT_GAPS),
+        "ssa": (ass.parse, ass.render_block, ass.DEFAULT_GAPS),
+        "slides": (slides.parse, slides.render_block, slides.DEFAULT_GAPS),
+        "markdown": (markdown.parse, markdown.render_block, markdown.DEFAULT_GAPS),
+    }
+    if fmt not in codecs:
+        raise ValueError(f"{fmt} is not a text format")
+    return codecs[fmt]
+
+
+def render_document(doc: Document) -> str:
+    """The document as text, with its own line endings (no BOM: that is the encoding's job)."""
+    if doc.format in WHOLE_FORMATS:
+        import fitsub.formats.ass as ass
+
+        text = ass.render(doc)
+        return text if doc.newline == "\n" else text.replace("\n", doc.newline)
+    _, render_block, (first, between, last) = _codec(doc.format)
+    n = len(doc.segments)
+    gaps = doc.gaps
+    if not gaps:
+        gaps = (first,) + (between,) * max(n - 1, 0) + (last,) if n else (first,)
+    if len(gaps) != n + 1:
+        raise ValueError(f"document has {len(gaps)} gaps for {n} segments (need {n + 1})")
+    parts = [gaps[0]]
+    for seg, gap in zip(doc.segments, gaps[1:], strict=True):
+        parts.append(render_block(seg))
+        parts.append(gap)
+    text = "".join(parts)
+    return text if doc.newline == "\n" else text.replace("\n", doc.newline)
+
+
+def write_document(doc: Document, path: Path, encoding: str | None = None) -> str:
+    """Write atomically (temp file in the same directory + rename); return the encoding used.
+
+    Without `encoding` the document's own is used, or ``utf-8`` when that cannot hold the new
+    text (a cp1252 file whose translation has "♪", say). Refuses to overwrite the input file.
     """
-    blank: set[int] = set()
-    after = 0  # the first line after a run of whitespace-only lines (found once per run)
-    for i, line in enumerate(lines):
-        if i == 0 or not spaces_only(line):
-            continue
-        before_blank = lines[i - 1] == "" or i in blank  # i is line i-1's 1-based number
-        if after <= i:
-            after = i + 1
-            while after < len(lines) and spaces_only(lines[after]):
-                after += 1
-        after_blank = after >= len(lines) or lines[after] == ""
-        if before_blank or after_blank or opens_block(lines, after):
-            blank.add(i + 1)
-    return blank
+    path = Path(path)
+    if doc.path is not None and _same_file(doc.path, path):
+        raise InputError(path, "refusing to overwrite the input file; choose another output path")
+    data, chosen = document_bytes(doc, path, encoding)
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise InputError(path, f"output directory {str(directory)!r} does not exist")
+    atomic_write_bytes(path, data)
+    return chosen
 
 
-def gaps_around(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
-    """The raw text before each (start, end) span and after the last one."""
-    gaps: list[str] = []
-    shared: dict[str, str] = {}  # most gaps are "\n\n": one string object, not one per cue
-    previous = 0
-    for start, end in spans:
-        gap = text[previous:start]
-        gaps.append(shared.setdefault(gap, gap) if len(gap) < 8 else gap)
-        previous = end
-    gaps.append(text[previous:])
-    return gaps
+def document_bytes(
+    doc: Document, path: Path | None = None, encoding: str | None = None
+) -> tuple[bytes, str]:
+    """The rendered document encoded as `write_document` writes it, and the encoding used."""
+    if doc.format in BINARY_FORMATS:
+        import fitsub.formats.pptx as pptx
+
+        return pptx.render(doc), doc.encoding
+    text = render_document(doc)
+    chosen = encoding or doc.encoding
+    if encoding is None and not can_encode(text, chosen):
+        chosen = FALLBACK_ENCODING
+    bom = doc.bom and chosen == doc.encoding
+    return encode_text(text, chosen, path, bom=bom), chosen
 
 
-# Longest hour field accepted (999,999,999 hours): longer ones are rejected as broken timestamps
-# before `int()` (whose digit limit would otherwise raise a ValueError on thousands of digits).
-MAX_HOUR_DIGITS = 9
-# Cue numbers longer than this are ids, not numbers (no `int()` on thousands of digits).
-MAX_NUMBER_DIGITS = 18
-
-
-def quoted(text: str, limit: int = 60) -> str:
-    """`text` stripped and quoted for an error message, cut to `limit` characters."""
-    text = text.strip()
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text):,} chars)"
-
-
-def is_number(text: str) -> bool:
-    """Whether `text` is a cue number: ASCII digits only (not "¹²", "①" or "١"), not too long."""
-    return text.isascii() and text.isdigit() and len(text) <= MAX_NUMBER_DIGITS
-
-
-def timing_tail(rest: str) -> str | None:
-    """The settings after a timing line's end time, or None when the tail is not valid.
-
-    `rest` is what follows the second timestamp. It must be empty or blank, or start with a space
-    or tab; the settings are `rest` without surrounding whitespace. Done without a regular
-    expression: a lazy ``(.*?)[ \t]*$`` is quadratic on a long run of spaces.
-    """
-    if not rest.strip(" \t"):
-        return ""
-    if rest[0] not in " \t":
-        return None
-    return rest.strip()
-
-
-def to_ms(hours: str | None, minutes: str, seconds: str, millis: str) -> int:
-    """Milliseconds from ASCII timestamp fields (hours may be absent; at most 9 hour digits)."""
-    if hours is not None and len(hours) > MAX_HOUR_DIGITS:
-        raise ValueError(f"hour field has {len(hours)} digits")
-    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis)
-
-
-def format_ms(ms: int, decimal: str) -> str:
-    """``HH:MM:SS<decimal>mmm`` for a non-negative time in milliseconds."""
-    seconds, millis = divmod(ms, 1000)
-    minutes, seconds = divmod(seconds, 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours:02d}:{minutes:02d}:{seconds:02d}{decimal}{millis:03d}"
-
-
-def check_cues(segments: Sequence[Segment], fmt: Format, path: Path | None) -> list[str]:
-    """Reject cues that end before they start or are too long; warn on order, overlap, ids."""
-    warnings: list[str] = []
-    previous: Segment | None = None
-    for seg in segments:
-        check_length(seg, fmt, path)
-        assert seg.start_ms is not None and seg.end_ms is not None
-        where = f"line {seg.line}" if seg.line is not None else f"cue {seg.index + 1}"
-        if seg.end_ms < seg.start_ms:
-            raise InputError(
-                path,
-                f"cue ends before it starts ({format_ms(seg.end_ms, '.')} < "
-                f"{format_ms(seg.start_ms, '.')})",
-                seg.line,
-            )
-        if seg.end_ms == seg.start_ms:
-            warnings.append(f"{where}: cue has zero duration")
-        if previous is not None:
-            assert previous.start_ms is not None and previous.end_ms is not None
-            if seg.start_ms < previous.start_ms:
-                warnings.append(f"{where}: cue starts before the cue above it (kept in file order)")
-            elif seg.start_ms < previous.end_ms:
-                warnings.append(
-                    f"{where}: cue overlaps the cue above it by "
-                    f"{previous.end_ms - seg.start_ms} ms (timings kept)"
-                )
-        previous = seg
-    return warnings
-
-
-def check_length(seg: Segment, fmt: Format, path: Path | None) -> None:
-    """`InputError` when a segment has more than `MAX_SEGMENT_CHARS` visible characters."""
-    n = char_length(visible_text(seg.text, fmt))
-    if n > MAX_SEGMENT_CHARS:
-        kind = "line" if fmt == "slides" else "cue"
-        raise InputError(
-            path, f"{kind} has {n:,} characters; the limit is {MAX_SEGMENT_CHARS:,}", seg.line
-        )
-
-
-def numbering_warnings(segments: Sequence[Segment]) -> list[str]:
-    """Warn where numeric cue ids are missing, not numbers, or not one more than the previous."""
-    warnings: list[str] = []
-    previous: int | None = None
-    for seg in segments:
-        where = f"line {seg.line}"
-        if seg.id is None:
-            warnings.append(f"{where}: cue has no number (written back without one)")
-            continue
-        if not is_number(seg.id):
-            warnings.append(f"{where}: cue number {seg.id!r} is not a number (kept as written)")
-            previous = None
-            continue
-        number = int(seg.id)
-        if previous is not None and number != previous + 1:
-            warnings.append(
-                f"{where}: cue numbered {number} follows {previous} (out of order or missing; "
-                "numbers kept as written)"
-            )
-        previous = number
-    return warnings
-
-
-def cap_warnings(warnings: list[str]) -> list[str]:
-    """At most `MAX_LISTED_WARNINGS` warnings, then a count of the rest."""
-    if len(warnings) <= MAX_LISTED_WARNINGS:
-        return warnings
-    rest = len(warnings) - MAX_LISTED_WARNINGS
-    return warnings[:MAX_LISTED_WARNINGS] + [f"... and {rest} more warnings"]
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (b.exists() and os.path.samefile(a, b))
+    except OSError:
+        return False

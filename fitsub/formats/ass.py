@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pysubs2
 
+from fitsub.document import Document, Segment
 from fitsub.errors import InputError
-from fitsub.formats import Parsed, cap_warnings, check_cues
-from fitsub.segments import Document, Segment
+from fitsub.formats.blocks import Parsed, cap_warnings, check_cues
 
 DEFAULT_GAPS = ("", "", "")  # unused: ASS is written whole by pysubs2 (`render`)
 _EVENT_PREFIXES = ("Dialogue:", "Comment:", "Marked:")  # "Marked:" is SSA v4's dialogue

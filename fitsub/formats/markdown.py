@@ -29,9 +29,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from fitsub.formats import Parsed, cap_warnings, check_length, gaps_around
+from fitsub.document import Segment
+from fitsub.formats.blocks import Parsed, cap_warnings, check_length, gaps_around
 from fitsub.markup import protect
-from fitsub.segments import Segment
 
 DEFAULT_GAPS = ("", "\n", "\n")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:.*?\n)??(?:\1|\.\.\.)[ \t]*(?:\n|\Z)", re.S)

@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fitsub.document import Document, Segment
 from fitsub.errors import InputError
-from fitsub.formats import Parsed, cap_warnings, check_length
-from fitsub.segments import Document, Segment
+from fitsub.formats.blocks import Parsed, cap_warnings, check_length
 from fitsub.units import char_length
 
 ENCODING = "ooxml"  # what `Document.encoding` says for a deck (a zip package, not text)

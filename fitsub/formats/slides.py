@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fitsub.formats import Parsed, check_length
+from fitsub.document import Segment
+from fitsub.formats.blocks import Parsed, check_length
 from fitsub.markup import protect
-from fitsub.segments import Segment
 
 DEFAULT_GAPS = ("", "\n", "\n")
 _FENCE = re.compile(r"^\s*(```|~~~)")

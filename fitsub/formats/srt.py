@@ -17,23 +17,21 @@ import re
 from pathlib import Path
 from typing import NoReturn
 
+from fitsub.document import Segment
 from fitsub.errors import InputError
-from fitsub.formats import (
+from fitsub.formats.blocks import (
     GapCollector,
     Parsed,
     blank_space_lines,
     cap_warnings,
     check_cues,
-    format_ms,
     has_space_lines,
     is_number,
     iter_blocks,
     numbering_warnings,
     quoted,
-    timing_tail,
-    to_ms,
 )
-from fitsub.segments import Segment
+from fitsub.formats.timing import render_timing, times_of, timing_line, timing_tail
 
 _TS = r"([0-9]{1,3}):([0-9]{2}):([0-9]{2})[,.]([0-9]{3})"
 # The two timestamps only: what follows (coordinates, trailing spaces) is checked by
@@ -51,10 +49,8 @@ def parse_timing(line: str) -> tuple[int, int, str] | None:
     coords = timing_tail(line[m.end() :])
     if coords is None or (coords and coords[0].isspace()):
         return None
-    g = m.groups()
-    if int(g[1]) > 59 or int(g[2]) > 59 or int(g[5]) > 59 or int(g[6]) > 59:
-        return None
-    return to_ms(*g[0:4]), to_ms(*g[4:8]), coords
+    times = times_of(m.groups())
+    return None if times is None else (*times, coords)
 
 
 def _is_blank(line: str) -> bool:
@@ -105,11 +101,8 @@ def parse(text: str, path: Path | None = None) -> Parsed:
                     block.line + timing_at + 1 + k,
                 )
         cue_text = "\n".join(body)
-        canonical = f"{format_ms(start, ',')} --> {format_ms(end, ',')}"
         # a timing line rendered the same from the times is not stored (memory, long files)
-        kept: str | None = (
-            None if timing == (f"{canonical} {coords}" if coords else canonical) else timing
-        )
+        kept: str | None = None if timing == timing_line(start, end, coords, ",") else timing
         segments.append(
             Segment(
                 index=len(segments),
@@ -157,13 +150,7 @@ def _no_timing(line: int, lines: list[str], segments: list[Segment], path: Path 
 
 def render_block(seg: Segment) -> str:
     """One cue as SRT lines (no trailing newline): number, timing line, text."""
-    assert seg.start_ms is not None and seg.end_ms is not None
-    timing = seg.timing
-    if timing is None or parse_timing(timing) != (seg.start_ms, seg.end_ms, seg.settings):
-        timing = f"{format_ms(seg.start_ms, ',')} --> {format_ms(seg.end_ms, ',')}"
-        if seg.settings:
-            timing += f" {seg.settings}"
-    lines = ([seg.id] if seg.id is not None else []) + [timing]
+    lines = ([seg.id] if seg.id is not None else []) + [render_timing(seg, ",", parse_timing)]
     if seg.text:
         lines.append(seg.text)
     return "\n".join(lines)

@@ -22,22 +22,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from fitsub.document import Segment
 from fitsub.errors import InputError
-from fitsub.formats import (
-    MAX_HOUR_DIGITS,
+from fitsub.formats.blocks import (
     Block,
     Parsed,
     blank_space_lines,
     cap_warnings,
     check_cues,
-    format_ms,
     gaps_around,
     quoted,
     split_blocks,
-    timing_tail,
 )
-from fitsub.formats import to_ms as _to_ms
-from fitsub.segments import Segment
+from fitsub.formats.timing import render_timing, times_of, timing_tail
 
 _TS = r"(?:([0-9]{2,}):)?([0-9]{2}):([0-9]{2})\.([0-9]{3})"
 # The two timestamps only: the settings after them are checked by `timing_tail` without
@@ -54,12 +51,8 @@ def parse_timing(line: str) -> tuple[int, int, str] | None:
     if m is None:
         return None
     settings = timing_tail(line[m.end() :])
-    g = m.groups()
-    if settings is None or any(len(h or "") > MAX_HOUR_DIGITS for h in (g[0], g[4])):
-        return None
-    if int(g[2]) > 59 or int(g[6]) > 59 or int(g[1]) > 59 or int(g[5]) > 59:
-        return None
-    return _to_ms(*g[0:4]), _to_ms(*g[4:8]), settings
+    times = None if settings is None else times_of(m.groups())
+    return None if times is None or settings is None else (*times, settings)
 
 
 def _is_blank(line: str) -> bool:
@@ -174,13 +167,7 @@ def _cue(block: Block, index: int, path: Path | None) -> Segment:
 
 def render_block(seg: Segment) -> str:
     """One cue as WebVTT lines (no trailing newline): identifier, timing line, text."""
-    assert seg.start_ms is not None and seg.end_ms is not None
-    timing = seg.timing
-    if timing is None or parse_timing(timing) != (seg.start_ms, seg.end_ms, seg.settings):
-        timing = f"{format_ms(seg.start_ms, '.')} --> {format_ms(seg.end_ms, '.')}"
-        if seg.settings:
-            timing += f" {seg.settings}"
-    lines = ([seg.id] if seg.id else []) + [timing]
+    lines = ([seg.id] if seg.id else []) + [render_timing(seg, ".", parse_timing)]
     if seg.text:
         lines.append(seg.text)
     return "\n".join(lines)

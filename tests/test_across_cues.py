@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fitsub.distribute import (
+from fitsub.across_cues import (
     CueSpan,
     distribute,
     ends_sentence,

@@ -1,0 +1,180 @@
+"""Assemble: per-segment results, the output document and the warnings, from what each cue got.
+
+Fitted text is reflowed into the cue's slot (`fitsub.reflow`) and its markup restored; timings,
+ids and cue count never change (the output document is `doc.with_texts(...)`). Each translated
+segment then gets its quality flags (`fitsub.flags.segment_flags`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from fitsub.budget import Budget
+from fitsub.document import Document
+from fitsub.flags import Flag, segment_flags, words
+from fitsub.lengthpred.policy import Requested, combine
+from fitsub.markup import Protected
+from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
+from fitsub.pipeline.share import SINGLE, CueTexts
+from fitsub.reflow import reflow
+from fitsub.units import char_length
+
+
+@dataclass(frozen=True)
+class SegmentResult:
+    """One segment's budget, fitted and unconstrained translations, and whether each fits."""
+
+    index: int
+    id: str | None
+    source: str
+    budget: Budget | None  # None: segment not translated (blank line, empty cue)
+    fitted: str
+    unconstrained: str | None = None
+    group: int = -1  # index of the sentence group (the cues of one sentence share it)
+    group_path: str = SINGLE  # how the sentence was fitted: one of `share.GROUP_PATHS`
+    markup_lost: tuple[str, ...] = ()  # mid-sentence markup the output could not carry
+    terms_lost: tuple[str, ...] = ()  # glossary terms the translation lost (not restored)
+    model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
+    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
+    requested: Requested | None = None  # the length asked of the model and where it came from
+
+    @property
+    def translated(self) -> bool:
+        """Whether the segment was sent to the model."""
+        return self.budget is not None
+
+    @property
+    def fitted_chars(self) -> int:
+        """Characters of the fitted translation (line breaks not counted)."""
+        return char_length(self.fitted)
+
+    @property
+    def unconstrained_chars(self) -> int | None:
+        """Characters of the unconstrained translation, if computed."""
+        return None if self.unconstrained is None else char_length(self.unconstrained)
+
+    @property
+    def fits(self) -> bool:
+        """Whether the fitted translation is within its budget."""
+        return self.budget is None or self.fitted_chars <= self.budget.chars
+
+    @property
+    def unconstrained_fits(self) -> bool | None:
+        """Whether the unconstrained translation would have been within the budget."""
+        n = self.unconstrained_chars
+        return None if n is None or self.budget is None else n <= self.budget.chars
+
+
+@dataclass(frozen=True)
+class TranslationResult:
+    """The translated document and the per-segment comparison."""
+
+    document: Document
+    segments: list[SegmentResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # markup dropped in mid-sentence, etc.
+
+
+def layout(text: str, doc: Document, opts: TranslateOptions, cpl: int | None = None) -> str:
+    """Reflow fitted text into the subtitle slot (`cpl`: the line's room, default the limit's);
+    slides keep one line per segment."""
+    if not doc.timed:
+        return text
+    width = opts.limits.cpl if cpl is None else cpl
+    return "\n".join(reflow(text, width, opts.limits.lines, lang=opts.lang))
+
+
+T = TypeVar("T")
+
+
+def _in_order(by_turn: dict[int, T]) -> list[T]:
+    """A cue's per-turn values in turn order."""
+    return [by_turn[t] for t in sorted(by_turn)]
+
+
+def _output_text(prot: Protected, turns: list[str], doc: Document, opts: TranslateOptions) -> str:
+    """A cue's new text: its turns, reflowed into the slot unless a dialogue, markup restored."""
+    if prot.is_dialogue:
+        return prot.restore_turns(turns)
+    room = line_room(prot, opts.limits)
+    return prot.restore_turns([layout(turns[0], doc, opts, room)])
+
+
+def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> SegmentResult:
+    asked = got.asked.get(i)
+    return SegmentResult(
+        index=i,
+        id=p.id,
+        source=prot.plain,
+        budget=p.budget,
+        fitted=" ".join(_in_order(got.turns[i])),
+        unconstrained=" ".join(_in_order(got.free[i])) if i in got.free else None,
+        group=got.group[i],
+        group_path=got.path[i],
+        markup_lost=prot.lost,
+        terms_lost=got.terms_lost.get(i, ()),
+        model_fits=got.model_fits[i],
+        requested=combine(_in_order(asked)) if asked else None,
+    )
+
+
+def _warnings(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
+    warnings = [
+        f"segment {p.id or p.index + 1}: markup in mid-sentence dropped: {' '.join(p.protected.lost)}"
+        for p in planned
+        if p.protected is not None and p.protected.lost
+    ]
+    warnings += [
+        f"segment {planned[i].id or i + 1}: glossary term(s) lost in translation: "
+        + ", ".join(repr(t) for t in lost)
+        for i, lost in sorted(got.terms_lost.items())
+    ]
+    return warnings
+
+
+def assemble(
+    doc: Document,
+    planned: Sequence[PlannedSegment],
+    got: CueTexts,
+    opts: TranslateOptions,
+    known: Collection[str],
+) -> TranslationResult:
+    """The output document, each segment's result (flagged) and the warnings."""
+    results: list[SegmentResult] = []
+    new_texts: list[str] = []
+    for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):
+        prot = p.protected
+        if prot is None or i not in got.turns:
+            new_texts.append(seg.text)
+            results.append(SegmentResult(i, seg.id, seg.text, None, seg.text))
+            continue
+        new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts))
+        results.append(_result(i, p, prot, got))
+    flagged = flag_segments(results, known)
+    return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
+
+
+def flag_segments(
+    results: Sequence[SegmentResult], known: Collection[str] = ()
+) -> list[SegmentResult]:
+    """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
+
+    The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
+    word of the document's unconstrained translations.
+    """
+    vocab = set(known)
+    for r in results:
+        if r.unconstrained is not None:
+            vocab.update(words(r.unconstrained))
+    out = []
+    for r in results:
+        if r.budget is None:
+            out.append(r)
+            continue
+        flags = segment_flags(
+            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab
+        )
+        out.append(dataclasses.replace(r, flags=tuple(flags)))
+    return out

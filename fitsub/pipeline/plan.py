@@ -1,0 +1,95 @@
+"""Plan: each segment's plain text and budget, and the sentence groups of a subtitle document.
+
+Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget`) and cues that share
+a sentence grouped (`fitsub.across_cues.group_cues`); nothing is translated yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fitsub.across_cues import CueSpan, group_cues
+from fitsub.budget import Budget, Limits, segment_budget
+from fitsub.document import Document, Segment
+from fitsub.glossary import Glossary
+from fitsub.lengthpred.policy import LengthPolicy
+from fitsub.markup import Protected, protect, visible_text
+from fitsub.units import char_length
+
+
+@dataclass(frozen=True)
+class TranslateOptions:
+    """What the user asked for: target language, ratio, slot limits and modes."""
+
+    lang: str
+    limits: Limits
+    ratio: float | None = 1.0
+    per_cue: bool = False
+    compare: bool = True
+    batch_size: int = 64
+    min_ratio: float | None = None  # lower bound: min_ratio × source characters (dubbing)
+    glossary: Glossary | None = None  # terms kept or translated as the glossary says
+    length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
+
+
+@dataclass(frozen=True)
+class PlannedSegment:
+    """A segment as the pipeline sees it before translation: plain text and budget."""
+
+    index: int
+    id: str | None
+    protected: Protected | None  # None: not translated (blank line, empty cue)
+    budget: Budget | None
+
+
+def _budget_for(prot: Protected, doc: Document, seg: Segment, opts: TranslateOptions) -> Budget:
+    timed = doc.timed
+    return segment_budget(
+        char_length(prot.plain),
+        ratio=opts.ratio,
+        limits=opts.limits if timed else None,
+        duration_ms=seg.duration_ms if timed else None,
+        markup_chars=prot.markup_chars if timed else 0,
+        source_words=len(prot.plain.split()),
+        room=seg.room,  # a .pptx text box's share
+    )
+
+
+def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
+    """Protect markup and compute each segment's budget (what `fitsub budget` shows)."""
+    planned: list[PlannedSegment] = []
+    for i, seg in enumerate(doc.segments):
+        prot = protect(seg.text, doc.markup) if seg.translatable else None
+        if prot is not None and not prot.plain.strip():
+            prot = None
+        budget = None if prot is None else _budget_for(prot, doc, seg, opts)
+        planned.append(PlannedSegment(i, seg.id, prot, budget))
+    return planned
+
+
+def sentence_groups(planned: list[PlannedSegment], doc: Document) -> list[list[int]]:
+    """The sentence groups of a subtitle document (slides: one line each)."""
+    spans = [
+        CueSpan(
+            text="" if p.protected is None else p.protected.plain,
+            start_ms=seg.start_ms,
+            end_ms=seg.end_ms,
+            joinable=p.protected is not None and p.protected.joinable,
+        )
+        for seg, p in zip(doc.segments, planned, strict=True)
+    ]
+    if doc.timed:
+        return group_cues(spans)
+    return [[i] for i in range(len(spans))]
+
+
+def visible_chars(markup: str) -> int:
+    """Characters of the visible part of a piece of markup ("♪ ", "- ")."""
+    return char_length(visible_text(markup, "srt"))
+
+
+def line_room(prot: Protected, limits: Limits) -> int:
+    """Characters per line left for the words once the line's visible markup ("♪ ") is in."""
+    turn = prot.turns[0]
+    edge = max(visible_chars(prot.prefix + turn.prefix), visible_chars(turn.suffix + prot.suffix))
+    return max(1, limits.cpl - edge)

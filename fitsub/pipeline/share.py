@@ -1,0 +1,127 @@
+"""Share back: a unit's translation split over its cues, and what each cue and turn receives.
+
+A sentence translated once is shared among its cues in proportion to their budgets
+(`fitsub.across_cues.distribute`); when that overflows a cue, words move between the cues
+(`fitsub.across_cues.resplit`). The path a sentence took is one of `GROUP_PATHS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from fitsub.across_cues import distribute, resplit
+from fitsub.backend import Candidate
+from fitsub.budget import Limits
+from fitsub.lengthpred.policy import Requested
+from fitsub.lengthpred.policy import share as cue_share
+from fitsub.pipeline.plan import PlannedSegment, line_room
+from fitsub.pipeline.work import Unit, WordCheck
+from fitsub.reflow import fits_layout, reflow
+from fitsub.units import char_length
+
+SINGLE = "single"  # a sentence in one cue (or a dialogue turn)
+WHOLE = "whole"
+RESPLIT = "re-split"
+RETRANSLATED = "re-translated"
+PER_CUE = "per-cue"
+GROUP_PATHS: tuple[str, ...] = (SINGLE, WHOLE, RESPLIT, RETRANSLATED, PER_CUE)
+KEPT_WHOLE: tuple[str, ...] = (WHOLE, RESPLIT, RETRANSLATED)
+
+
+def pad_split(text: str, k: int) -> list[str]:
+    """`text` over k parts when `distribute` cannot (fewer words than parts): a word each."""
+    words = text.split()
+    return [*words[: k - 1], " ".join(words[k - 1 :]), *[""] * max(0, k - len(words))][:k]
+
+
+@dataclass
+class CueTexts:
+    """What each cue gets: fitted and unconstrained words per turn, and how it got them."""
+
+    turns: dict[int, dict[int, str]] = field(default_factory=dict)
+    free: dict[int, dict[int, str]] = field(default_factory=dict)
+    model_fits: dict[int, bool] = field(default_factory=dict)
+    path: dict[int, str] = field(default_factory=dict)
+    group: dict[int, int] = field(default_factory=dict)
+    terms_lost: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    asked: dict[int, dict[int, Requested]] = field(default_factory=dict)
+
+    def accept(
+        self,
+        u: Unit,
+        parts: Sequence[str],
+        fits: bool,
+        lost: tuple[str, ...],
+        free: str | None,
+        path: str,
+    ) -> None:
+        """Give each cue of `u` its part (and its part of the unconstrained text `free`)."""
+        free_parts = None
+        if free is not None:
+            free_parts = distribute(free, u.cue_budgets) or pad_split(free, len(u.cues))
+        for k, i in enumerate(u.cues):
+            self.turns.setdefault(i, {})[u.turn] = parts[k]
+            self.model_fits[i] = self.model_fits.get(i, True) and fits
+            self.path[i] = path
+            self.group[i] = u.group
+            if u.asked is not None:  # a cue's share of its sentence's request
+                self.asked.setdefault(i, {})[u.turn] = cue_share(
+                    u.asked, u.cue_budgets[k], u.budget
+                )
+            if free_parts is not None:
+                self.free.setdefault(i, {})[u.turn] = free_parts[k]
+        if lost:
+            self.terms_lost[u.cues[0]] = self.terms_lost.get(u.cues[0], ()) + lost
+
+    def accept_whole(
+        self,
+        u: Unit,
+        cand: Candidate,
+        whole: WordCheck,
+        free: Sequence[Candidate] | None,
+        path: str,
+    ) -> None:
+        """Accept `cand` for single-cue unit `u`. A candidate that cuts a word gives way to the
+        shortest whole unconstrained candidate, flagged over budget: never a cut word (issue 11)."""
+        text, lost = u.shield.restore(cand.text)
+        fits = cand.fits
+        free_text = None if not free else u.restored(u.pick(free))
+        if free and not whole(text):
+            kept = [c for c in free if u.shield.complete(c.text)] or list(free[:1])
+            shortest = min(kept, key=lambda c: char_length(u.restored(c)))
+            text, lost = u.shield.restore(shortest.text)
+            fits = False
+        self.accept(u, [text], fits, lost, free_text, path)
+
+
+@dataclass(frozen=True)
+class CueFit:
+    """Whether text fits a cue (its budget and, for subtitles, its lines), and the split of a
+    sentence's translation that fits every cue of its unit."""
+
+    planned: Sequence[PlannedSegment]
+    timed: bool
+    limits: Limits
+    lang: str
+
+    def part_fits(self, cue: int, part: str) -> bool:
+        """Whether `part` fits cue `cue`: its budget and, for subtitles, its lines."""
+        p = self.planned[cue]
+        if p.budget is None or p.protected is None or char_length(part) > p.budget.chars:
+            return False
+        if not self.timed:
+            return True
+        room = line_room(p.protected, self.limits)
+        lines = self.limits.lines
+        return fits_layout(reflow(part, room, lines, lang=self.lang), room, lines)
+
+    def share(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
+        """Parts of `text` that fit every cue of `u`, and the path that found them."""
+        parts = distribute(text, u.cue_budgets)
+        if parts is not None and all(
+            self.part_fits(i, x) for i, x in zip(u.cues, parts, strict=True)
+        ):
+            return parts, WHOLE
+        parts = resplit(text, u.cue_budgets, lambda k, x: self.part_fits(u.cues[k], x))
+        return parts, RESPLIT

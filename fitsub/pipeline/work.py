@@ -1,0 +1,132 @@
+"""Units of work: one request to the model each, and the cues its words go to.
+
+A sentence across cues is one unit (its budget the cues' budgets plus the spaces between them);
+a dialogue cue gives one unit per speaker turn (the cue's budget shared among the turns); with
+`per_cue`, every cue is a unit of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from fitsub.backend import Candidate, Request
+from fitsub.document import Document
+from fitsub.glossary import Glossary, Shielded
+from fitsub.lengthpred.policy import LengthPolicy, Requested
+from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
+from fitsub.units import char_length, ratio_chars_ceil
+
+WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One request to the model and where its words go: cues of a sentence, or one turn."""
+
+    shield: Shielded  # the words to translate, glossary terms as placeholders
+    source: str  # the words as written
+    budget: int  # characters of the restored translation
+    cues: tuple[int, ...]  # the cues sharing the translation (several: a sentence across cues)
+    cue_budgets: tuple[int, ...]
+    group: int  # the sentence group
+    turn: int = 0  # the speaker turn inside a single dialogue cue
+    asked: Requested | None = None  # the length policy's request (None: the budget)
+
+    def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
+        """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
+        (with a lower bound when asked); None: the unconstrained translation."""
+        if budget is None:
+            return Request(self.shield.text)
+        room = max(1, budget - self.shield.extra_chars)
+        low = None
+        if min_ratio is not None:
+            wanted = ratio_chars_ceil(min_ratio, char_length(self.source))
+            low = max(0, min(room, wanted - self.shield.extra_chars))
+        target = (
+            room if self.asked is None else min(room, self.asked.chars - self.shield.extra_chars)
+        )
+        return Request(self.shield.text, max(target, low or 1), room, low)
+
+    def restored(self, cand: Candidate) -> str:
+        """A candidate's text with the glossary terms put back."""
+        return self.shield.restore(cand.text)[0]
+
+    def pick(self, cands: Sequence[Candidate], whole: WordCheck | None = None) -> Candidate:
+        """The best candidate that keeps every glossary placeholder and, with `whole`, whose
+        restored text cuts no word; else the best that keeps the placeholders; else the best."""
+        return self.ranked(cands, whole)[0]
+
+    def ranked(self, cands: Sequence[Candidate], whole: WordCheck | None = None) -> list[Candidate]:
+        """Candidates keeping every placeholder (and cutting no word, with `whole`) first, each
+        side in the backend's order."""
+
+        def cuts(c: Candidate) -> bool:
+            return whole is not None and not whole(self.restored(c))
+
+        return sorted(cands, key=lambda c: (not self.shield.complete(c.text), cuts(c)))
+
+
+def make_unit(
+    source: str,
+    budget: int,
+    cues: tuple[int, ...],
+    cue_budgets: tuple[int, ...],
+    group: int,
+    glossary: Glossary | None,
+    turn: int = 0,
+) -> Unit:
+    """A unit for `source`, its glossary terms shielded."""
+    shield = Shielded(source) if glossary is None else glossary.shield(source)
+    return Unit(shield, source, budget, cues, cue_budgets, group, turn)
+
+
+def turn_budgets(budget: int, turns: Sequence[str], caps: Sequence[int] | None = None) -> list[int]:
+    """Share a dialogue cue's budget among its turns in proportion to their source lengths.
+
+    `caps`: the most each turn may have (its line, when every turn has a line of its own).
+    """
+    lengths = [max(char_length(t), 1) for t in turns]
+    total = sum(lengths)
+    room = max(budget - (len(turns) - 1), len(turns))  # the turns are joined by spaces
+    shares = [max(1, room * n // total) for n in lengths]
+    if caps is not None:
+        shares = [max(1, min(share, cap)) for share, cap in zip(shares, caps, strict=True)]
+    return shares
+
+
+def units_of(
+    planned: Sequence[PlannedSegment],
+    groups: Sequence[Sequence[int]],
+    doc: Document,
+    opts: TranslateOptions,
+) -> list[Unit]:
+    """The units of work of a planned document, in document order."""
+    units: list[Unit] = []
+    for gi, g in enumerate(groups):
+        first = planned[g[0]]
+        if first.protected is None or first.budget is None:
+            continue
+        if first.protected.is_dialogue:
+            prot = first.protected
+            caps = None
+            if doc.timed and len(prot.turns) <= opts.limits.lines:
+                caps = [opts.limits.cpl - visible_chars(t.prefix + t.suffix) for t in prot.turns]
+            shares = turn_budgets(first.budget.chars, prot.turn_texts, caps)
+            for t, (turn_text, share) in enumerate(zip(prot.turn_texts, shares, strict=True)):
+                units.append(make_unit(turn_text, share, (g[0],), (share,), gi, opts.glossary, t))
+            continue
+        cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
+        for cues in cue_groups:
+            cue_budgets = tuple(bud.chars for i in cues if (bud := planned[i].budget) is not None)
+            text = " ".join(pr.plain for i in cues if (pr := planned[i].protected) is not None)
+            budget = sum(cue_budgets) + len(cues) - 1
+            units.append(make_unit(text, budget, tuple(cues), cue_budgets, gi, opts.glossary))
+    return units
+
+
+def with_lengths(units: list[Unit], policy: LengthPolicy) -> list[Unit]:
+    """Each unit with the length its policy asks for (`fitsub.lengthpred.policy`)."""
+    asked = policy.requests([u.source for u in units], [u.budget for u in units])
+    return [dataclasses.replace(u, asked=a) for u, a in zip(units, asked, strict=True)]
