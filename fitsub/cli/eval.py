@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import limits_for
-from fitsub.cli import app, progress_bar
+from fitsub.cli.console import progress_bar
+from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
 from fitsub.errors import InputError
 from fitsub.evaluate import (
     LEGEND,
@@ -43,14 +44,9 @@ EPILOG = (
 )
 
 
-def _split(values: list[str] | None) -> list[str]:
-    """Repeated options and comma-separated values: `--ratio 1.0,0.9 --ratio 0.8`."""
-    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
-
-
 def _ratios(values: list[str] | None) -> list[float]:
     out = []
-    for v in _split(values) or ["1.0"]:
+    for v in split_list(values) or ["1.0"]:
         try:
             out.append(float(v))
         except ValueError:
@@ -112,7 +108,6 @@ def _emit(path: Path | None, text: str) -> None:
         atomic_write_text(path, text)
 
 
-@app.command("eval", epilog=EPILOG)
 def eval_cmd(
     model: list[Path] | None = typer.Option(
         None,
@@ -171,11 +166,9 @@ def eval_cmd(
         None, "--max-segments", help="Evaluate on the first N segments only."
     ),
     batch_size: int = typer.Option(32, "--batch-size", help="Segments per translation batch."),
-    beam: int = typer.Option(5, "--beam", min=1, help="Beam size."),
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
-    threads: int | None = typer.Option(
-        None, "--threads", min=1, help="CPU threads (default: torch's, all cores)."
-    ),
+    beam: Beam = 5,
+    device: Device = "auto",
+    threads: Threads = None,
     json_out: Path | None = typer.Option(
         None, "--json", help="Write the report as JSON here ('-': stdout)."
     ),
@@ -192,19 +185,14 @@ def eval_cmd(
         help="Length asked in length/hard/band settings: source (ratio × source), predicted "
         "(the length predictor's), oracle (the reference's); several: source,predicted,oracle.",
     ),
-    length_predictor: Path | None = typer.Option(
-        None,
-        "--length-predictor",
-        help="Length predictor directory (default: MODEL/length-predictor).",
-    ),
+    length_predictor: LengthPredictor = None,
 ) -> None:
     """Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.
 
     Translates each test set under every setting × ratio (× model), or scores given --hyp
     outputs; subtitle outputs (.srt / .vtt) also get CPL, line-count and CPS compliance.
     """
-    if device not in ("auto", "cpu", "cuda"):
-        raise InputError(None, f"--device must be auto, cpu or cuda, got {device!r}")
+    check_device(device)
     _check_output(json_out, "--json")
     _check_output(markdown, "--markdown")
     try:
@@ -230,7 +218,7 @@ def eval_cmd(
             ratios,
             options,
             model or [],
-            _split(settings) or ["unconstrained", "length"],
+            split_list(settings) or ["unconstrained", "length"],
             src_lang,
             lang,
             device,
@@ -238,7 +226,7 @@ def eval_cmd(
             batch_size,
             quiet,
             threads,
-            policies=[check_policy(p) for p in _split(length_policy)] or ["source"],
+            policies=[check_policy(p) for p in split_list(length_policy)] or ["source"],
             predictor_dir=length_predictor,
         )
     _emit(json_out, report.to_json())

@@ -13,10 +13,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from fitsub.cli import app
+from fitsub.cli.options import Device, Quiet
 from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
-from fitsub.nmt.train import TrainConfig, train
+
+# TrainConfig's defaults are the flags' defaults; torch comes with it until it has a module of
+# its own (the trainer itself is imported when a run starts).
+from fitsub.nmt.train import TrainConfig
 
 _D = TrainConfig(out_dir="")
 # --size presets: (d_model, heads, encoder layers, decoder layers, feed-forward size)
@@ -63,7 +66,6 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
     )
 
 
-@app.command("train")
 def train_cmd(
     out: Path = typer.Option(
         ..., "--out", "-o", help="Run directory: OUT/best, OUT/last, OUT/train_log.jsonl."
@@ -162,12 +164,12 @@ def train_cmd(
         _D.compile, "--compile/--no-compile", help="torch.compile the model."
     ),
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads per process."),
-    device: str = typer.Option(_D.device, "--device", help="auto, cpu or cuda."),
+    device: Device = _D.device,
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out from OUT/last."),
     force: bool = typer.Option(
         False, "--force", help="Train into a non-empty --out that is not a run being resumed."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    quiet: Quiet = False,
 ) -> None:
     """Train a length-controlled translation model on parallel text (runs under torchrun too)."""
     _check_out(out, resume, force)
@@ -221,6 +223,8 @@ def train_cmd(
             bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
             threads=threads, device=device, resume=resume,
         )  # fmt: skip
+    from fitsub.nmt.train import train
+
     console = Console(stderr=True, quiet=quiet)
     with _Display(console, cfg) as show:
         best = train(cfg, show)

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.cli import app
+from fitsub.cli.options import Quiet, check_positive, split_list
 from fitsub.errors import InputError
 
 EPILOG = (
@@ -22,15 +22,10 @@ EPILOG = (
 )
 
 
-def _split(values: list[str] | None) -> list[str]:
-    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
-
-
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-@app.command("train-length", epilog=EPILOG)
 def train_length_cmd(
     model: Path | None = typer.Option(
         None,
@@ -70,7 +65,7 @@ def train_length_cmd(
     max_tokens: int = typer.Option(128, "--max-tokens", min=8, help="Encoder input limit."),
     seed: int = typer.Option(1, "--seed", help="Sampling, split and initialisation seed."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    quiet: Quiet = False,
 ) -> None:
     """Train the length predictor (Oka et al. 2020, Sec. 3.2) on parallel data.
 
@@ -104,13 +99,12 @@ def train_length_cmd(
 
     if threads is not None:
         torch.set_num_threads(threads)
-    if lr <= 0:
-        raise InputError(None, f"--lr must be positive, got {lr}")
+    check_positive("lr", lr)
     model_dir = resolve_model_dir(model, src_lang, lang)
     src, tgt, unit, per_unit = model_length_info(model_dir)
     target = out or default_predictor_dir(model_dir)
     check_output_path(target, "--out", [], directory=True)
-    specs = parse_corpora(_split(corpora))
+    specs = parse_corpora(split_list(corpora))
     console = Console(stderr=True, quiet=quiet)
 
     def log(msg: str) -> None:
