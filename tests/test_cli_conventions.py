@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run, tiny_checkpoint
+from cli_helpers import run
+from factories import tiny_checkpoint
 
 from fitsub import __version__
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from nmt_helpers import tiny_config, word_tokenizer
+from factories import tiny_checkpoint
 
 from fitsub.cli import main
-from fitsub.nmt.checkpoint import build_model, save_checkpoint
 from fitsub.segments import read_document
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -27,12 +26,7 @@ def run(args: list[str]) -> int:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An untrained char-unit LDPE+PE checkpoint: real plumbing, meaningless words."""
-    torch.manual_seed(0)
-    tok = word_tokenizer()
-    cfg = tiny_config(tok, method="ldpe+pe", length_unit="char", length_dropout=0.2)
-    path = tmp_path_factory.mktemp("ckpt") / "tiny"
-    save_checkpoint(path, build_model(cfg, tok), cfg, tok)
-    return path
+    return tiny_checkpoint(tmp_path_factory.mktemp("ckpt"))
 
 
 def test_translate_srt_keeps_cues_and_every_fitted_cue_fits(
