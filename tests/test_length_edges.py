@@ -12,10 +12,14 @@ from typing import Any
 import pytest
 import torch
 from cli_helpers import run
+from doubles import ToyBackend
 from factories import tiny_checkpoint
 
 from fitsub.backend import Request
+from fitsub.budget import limits_for
 from fitsub.nmt.backend import NMTBackend
+from fitsub.pipeline import TranslateOptions, translate_document
+from fitsub.segments import parse_document
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -50,6 +54,21 @@ def test_dialogue_dashes_count_against_layout_and_reading_speed(
     assert (dialogue["layout_limit"], plain["layout_limit"]) == (42 * 2 - 4, 42 * 2)
     assert (dialogue["speed_limit"], plain["speed_limit"]) == (17 * 2 - 4, 17 * 2)
     assert (dialogue["chars"], plain["chars"]) == (30, 34)
+
+
+def test_dialogue_turns_share_the_budget_left_by_dashes_and_joining_spaces() -> None:
+    """Budget 30 (2 s at 17 CPS, less "- " twice); 29 once the turns' joining space is taken,
+    shared 12 : 15 by source length → floor(29 × 12 / 27) = 12 and floor(29 × 15 / 27) = 16."""
+    doc = parse_document(DIALOGUE.split("\n\n")[0] + "\n", "srt")
+    backend = ToyBackend()
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), ratio=5.0, compare=False)
+    result = translate_document(doc, backend, opts)
+    budget = result.segments[0].budget
+    assert budget is not None and (budget.chars, budget.markup_chars) == (30, 4)
+    asked = [(r.text, r.max_chars) for r in backend.calls]
+    assert asked == [("Yes, I know.", 12), ("No, you do not.", 16)]
+    lines = result.document.segments[0].text.split("\n")
+    assert len(lines) == 2 and all(line.startswith("- ") for line in lines)
 
 
 @pytest.mark.parametrize("fmt", ["slides.txt", "slides.md", "deck.pptx"])
