@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import limits_for
+from fitsub.cli import models as cli_models
 from fitsub.cli.console import progress_bar
 from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
 from fitsub.errors import InputError
@@ -88,6 +89,18 @@ def _testsets(
 
 def _check_output(path: Path | None, what: str, inputs: list[Path] | None = None) -> None:
     check_output_path(path, what, inputs or [], allow_stdout=True)
+
+
+def _check_outputs(
+    sets: list[TestSet], json_out: Path | None, markdown: Path | None, plot: Path | None
+) -> None:
+    """No report may overwrite an input (or name a folder, or a file for --plot)."""
+    inputs = {p.resolve() for t in sets for p in (t.src, t.ref, t.hyp) if p is not None}
+    for opt, out in (("--json", json_out), ("--markdown", markdown)):
+        if out is not None and str(out) != "-" and out.resolve() in inputs:
+            raise InputError(out, f"{opt} would overwrite an input file; choose another path")
+        _check_output(out, opt, sorted(inputs))
+    check_output_path(plot, "--plot", sorted(inputs), directory=True)
 
 
 def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> Table:
@@ -203,12 +216,7 @@ def eval_cmd(
     options = ScoreOptions(quality=quality, lengths=lengths, tokenize=tokenize, limits=limits)
     ratios = _ratios(ratio)
     sets = _testsets(src or [], ref or [], hyp or [], testset or [], src_lang, lang)
-    inputs = {p.resolve() for t in sets for p in (t.src, t.ref, t.hyp) if p is not None}
-    for opt, out in (("--json", json_out), ("--markdown", markdown)):
-        if out is not None and str(out) != "-" and out.resolve() in inputs:
-            raise InputError(out, f"{opt} would overwrite an input file; choose another path")
-        _check_output(out, opt, sorted(inputs))
-    check_output_path(plot, "--plot", sorted(inputs), directory=True)
+    _check_outputs(sets, json_out, markdown, plot)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:
         report = _score_given(loaded, ratios, options, model or [], src_lang, lang)
@@ -251,10 +259,9 @@ def _score_given(
     counter: Callable[[str], int] | None = None
     if models:
         from fitsub.hf.dispatch import is_hf_model
-        from fitsub.nmt.backend import resolve_model_dir
 
         if not is_hf_model(models[0]):  # a Hugging Face model: no spm.model, no counter
-            counter = sentencepiece_counter(resolve_model_dir(models[0], src_lang, lang))
+            counter = sentencepiece_counter(cli_models.resolve_model(models[0], src_lang, lang))
     return evaluate_hyps(loaded, ratios, options, counter)
 
 
@@ -276,15 +283,14 @@ def _translate_and_score(
 ) -> EvalReport:
     from fitsub.backend import TranslationBackend
     from fitsub.hf.dispatch import is_hf_model, open_hf
-    from fitsub.nat.backend import open_backend as open_any  # CMLM checkpoints: NAT backend
-    from fitsub.nmt.backend import resolve_model_dir
 
     for data in loaded:
         if data.srcs is None:
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
     dirs = [  # a Hugging Face model directory or hub id is kept as given (fitsub.hf)
-        Path(str(m)) if is_hf_model(m) else resolve_model_dir(m, src_lang, lang) for m in models
-    ] or [resolve_model_dir(None, src_lang, lang)]
+        Path(str(m)) if is_hf_model(m) else cli_models.resolve_model(m, src_lang, lang)
+        for m in models
+    ] or [cli_models.resolve_model(None, src_lang, lang)]
     setting_list = make_settings(modes, ratios, dirs, policies)
     predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
     if "predicted" in policies:  # checked (extra, directory, languages, unit) before translating
@@ -306,7 +312,7 @@ def _translate_and_score(
             raise InputError(None, "no model directory")
         if is_hf_model(d):
             return open_hf(d, src_lang, lang, device, beam, batch_size, threads)
-        return open_any(d, device=device, beam=beam, batch_size=batch_size, threads=threads)
+        return cli_models.open_checkpoint(d, device, beam, batch_size, threads)
 
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)

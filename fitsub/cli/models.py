@@ -11,17 +11,36 @@ from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
 
 
+def resolve_model(model: Path | None, src_lang: str, lang: str) -> Path:
+    """The checkpoint directory `--model` names (None: the shipped model for the pair)."""
+    from fitsub.nmt.backend import resolve_model_dir
+
+    return resolve_model_dir(model, src_lang, lang)
+
+
+def open_checkpoint(
+    model_dir: Path,
+    device: str = "auto",
+    beam: int = 5,
+    batch_size: int = 32,
+    threads: int | None = None,
+) -> TranslationBackend:
+    """The backend of a fitsub checkpoint: beam search, or mask-predict for a NAT student."""
+    from fitsub.nat.backend import open_backend
+
+    return open_backend(model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads)
+
+
 def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
     """`InputError` when a fitsub checkpoint cannot produce `lang` (its config names its pair).
 
     Hugging Face models are checked when loaded (`fitsub.hf`), where their languages are known.
     """
     from fitsub.hf.dispatch import is_hf_model
-    from fitsub.nmt.backend import resolve_model_dir
 
     if is_hf_model(model):
         return
-    model_dir = resolve_model_dir(model, src_lang, lang)
+    model_dir = resolve_model(model, src_lang, lang)
     try:
         cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["model"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -49,9 +68,8 @@ def with_policy(
         return opts
     from fitsub.hf.dispatch import is_hf_model
     from fitsub.lengthpred.predictor import open_policy
-    from fitsub.nmt.backend import resolve_model_dir
 
-    owned = None if is_hf_model(model) else resolve_model_dir(model, src_lang, lang)
+    owned = None if is_hf_model(model) else resolve_model(model, src_lang, lang)
     policy = open_policy(length_policy, length_predictor, owned, src_lang, lang)
     return dataclasses.replace(opts, length=policy)
 
@@ -61,12 +79,9 @@ def open_model(
 ) -> TranslationBackend:
     """The backend `--model` names (checked against `--lang` first): loaded once per run."""
     from fitsub.hf.dispatch import is_hf_model, open_hf
-    from fitsub.nat.backend import open_backend  # a CMLM checkpoint gets the NAT backend
-    from fitsub.nmt.backend import resolve_model_dir
 
     check_model_language(model, src_lang, lang)
     if is_hf_model(model):  # a Hugging Face model directory or hub id (fitsub.hf)
         return open_hf(model, src_lang, lang, device=device, beam=beam, threads=threads)
-    return open_backend(
-        resolve_model_dir(model, src_lang, lang), device=device, beam=beam, threads=threads
-    )
+    model_dir = resolve_model(model, src_lang, lang)
+    return open_checkpoint(model_dir, device=device, beam=beam, threads=threads)

@@ -190,22 +190,9 @@ def train_cmd(
             best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
             Console(stderr=True, quiet=quiet).print(Text(f"best checkpoint: {best}"))
             return
-    if size not in SIZES:
-        raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
-    d, heads, enc, dec, ff = SIZES[size]
-    if d_model is not None:
-        d, ff = d_model, 4 * d_model
-    if layers is not None:
-        enc = dec = layers
+    d, heads, enc, dec, ff = model_shape(size, d_model, layers)
     if resume and data is None and not train_prefix:
-        cfg = TrainConfig.from_dict(_saved_config(out))
-        cfg.out_dir, cfg.resume = str(out), True
-        cfg.max_steps, cfg.max_epochs = max_steps, max_epochs
-        cfg.max_time = None if max_time is None else parse_duration(max_time)
-        # how a resumed run uses the machine may change; what it learns may not
-        if threads is not None:
-            cfg.threads = threads
-        cfg.device = device
+        cfg = _resumed(out, max_steps, max_epochs, max_time, threads, device)
     else:
         cfg = TrainConfig(
             out_dir=str(out), src_lang=src, tgt_lang=tgt,
@@ -229,6 +216,41 @@ def train_cmd(
     with _Display(console, cfg) as show:
         best = train(cfg, show)
     console.print(Text(f"best checkpoint: {best}"))
+
+
+def model_shape(
+    size: str, d_model: int | None, layers: int | None
+) -> tuple[int, int, int, int, int]:
+    """(d_model, heads, encoder layers, decoder layers, feed-forward size) of `--size`, with
+    `--d-model` (feed-forward 4 × d_model) and `--layers` over the preset."""
+    if size not in SIZES:
+        raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
+    d, heads, enc, dec, ff = SIZES[size]
+    if d_model is not None:
+        d, ff = d_model, 4 * d_model
+    if layers is not None:
+        enc = dec = layers
+    return d, heads, enc, dec, ff
+
+
+def _resumed(
+    out: Path,
+    max_steps: int | None,
+    max_epochs: int | None,
+    max_time: str | None,
+    threads: int | None,
+    device: str,
+) -> TrainConfig:
+    """The saved run's config, with the new stopping rules and machine settings: how a resumed
+    run uses the machine may change; what it learns may not."""
+    cfg = TrainConfig.from_dict(_saved_config(out))
+    cfg.out_dir, cfg.resume = str(out), True
+    cfg.max_steps, cfg.max_epochs = max_steps, max_epochs
+    cfg.max_time = None if max_time is None else parse_duration(max_time)
+    if threads is not None:
+        cfg.threads = threads
+    cfg.device = device
+    return cfg
 
 
 class _Display:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,12 +12,10 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.backend import TranslationBackend
 from fitsub.batch import encoding_info
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
-from fitsub.cli.models import open_model, with_policy
 from fitsub.cli.options import (
     STRICT_EXIT,
     Beam,
@@ -33,11 +30,13 @@ from fitsub.cli.options import (
     Threads,
     check_device,
 )
+from fitsub.cli.translate_batch import translate_batch
+from fitsub.cli.translation import Run
 from fitsub.errors import InputError
 from fitsub.glossary import load_glossary
 from fitsub.io import STDIO, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
-from fitsub.pipeline import TranslateOptions, TranslationResult, summarize, translate_document
+from fitsub.pipeline import TranslationResult, summarize, translate_document
 from fitsub.report import (
     comparison_json,
     comparison_table,
@@ -47,43 +46,6 @@ from fitsub.report import (
 )
 from fitsub.review import check_review_path, write_review
 from fitsub.segments import EXTENSIONS, Document, with_target_language
-
-
-@dataclass(frozen=True)
-class Run:
-    """What one `fitsub translate` does, resolved from its flags and fitsub.toml."""
-
-    opts: TranslateOptions
-    meta: dict[str, Any]  # the run's settings, as the JSON report records them
-    model: Path | None
-    src_lang: str
-    device: str
-    beam: int
-    threads: int | None
-    fmt: str | None
-    encoding: str | None
-    report: Path | None
-    strict: bool
-    quiet: bool
-    length_policy: str
-    length_predictor: Path | None
-    table_format: str
-
-    @property
-    def lang(self) -> str:
-        """The target language."""
-        return self.opts.lang
-
-    def with_model(self) -> tuple[TranslateOptions, TranslationBackend]:
-        """The options with their length policy, and the backend: loaded once per run."""
-        opts = with_policy(
-            self.opts, self.length_policy, self.length_predictor, self.model, self.src_lang,
-            self.lang,
-        )  # fmt: skip
-        backend = open_model(
-            self.model, self.src_lang, self.lang, self.device, self.beam, self.threads
-        )
-        return opts, backend
 
 
 def translate_cmd(
@@ -217,8 +179,6 @@ def translate_cmd(
         encoding_in, report, strict, quiet, length_policy, length_predictor, table_format,
     )  # fmt: skip
     if batch:
-        from fitsub.cli.translate_batch import translate_batch
-
         translate_batch(run, files, out_dir)
         return
     _translate_one(run, files[0][0], output, review)

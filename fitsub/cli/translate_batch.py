@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -14,12 +14,10 @@ from fitsub.batch import FileOutcome, batch_outputs, translate_file
 from fitsub.cli.console import error_text, fail, printable, progress_bar, say
 from fitsub.cli.documents import parse_format
 from fitsub.cli.options import STRICT_EXIT
+from fitsub.cli.translation import Run
 from fitsub.io import check_output_path
 from fitsub.pipeline import TranslateOptions
 from fitsub.report import write_batch_report
-
-if TYPE_CHECKING:
-    from fitsub.cli.translate import Run
 
 
 def translate_batch(run: Run, files: list[tuple[Path, Path | None]], out_dir: Path | None) -> None:
