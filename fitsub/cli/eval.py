@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -12,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from fitsub.backend import TranslationBackend
 from fitsub.budget import limits_for
 from fitsub.cli import models as cli_models
 from fitsub.cli.console import progress_bar
@@ -281,42 +283,22 @@ def _translate_and_score(
     policies: Sequence[str] = ("source",),
     predictor_dir: Path | None = None,
 ) -> EvalReport:
-    from fitsub.backend import TranslationBackend
-    from fitsub.hf.dispatch import is_hf_model, open_hf
-
     for data in loaded:
         if data.srcs is None:
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
-    dirs = [  # a Hugging Face model directory or hub id is kept as given (fitsub.hf)
-        Path(str(m)) if is_hf_model(m) else cli_models.resolve_model(m, src_lang, lang)
-        for m in models
-    ] or [cli_models.resolve_model(None, src_lang, lang)]
+    dirs = _model_dirs(models, src_lang, lang)
     setting_list = make_settings(modes, ratios, dirs, policies)
-    predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
-    if "predicted" in policies:  # checked (extra, directory, languages, unit) before translating
-        from fitsub.lengthpred.predictor import open_policy
-
-        for d in dirs:
-            owned = None if is_hf_model(d) else d
-            policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
-            assert policy.predict is not None
-            predictors[d] = policy.predict
+    predictors = _predictors(dirs, policies, predictor_dir, src_lang, lang)
 
     def predictor(d: Path | None) -> Callable[[Sequence[str]], list[int]]:
         if d is None or d not in predictors:
             raise InputError(None, "no length predictor for this model")
         return predictors[d]
 
-    def open_backend(d: Path | None) -> TranslationBackend:
-        if d is None:  # every setting names a resolved model directory here
-            raise InputError(None, "no model directory")
-        if is_hf_model(d):
-            return open_hf(d, src_lang, lang, device, beam, batch_size, threads)
-        return cli_models.open_checkpoint(d, device, beam, batch_size, threads)
-
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)
 
+    opener = _Opener(src_lang, lang, device, beam, batch_size, threads)
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:
         tasks: dict[str, int] = {}
@@ -329,13 +311,71 @@ def _translate_and_score(
         return evaluate_models(
             loaded,
             setting_list,
-            open_backend,
+            opener.open,
             options,
             counter,
             batch_size,
             progress,
             predictor=predictor if predictors else None,
         )
+
+
+def _model_dirs(models: list[Path], src_lang: str, lang: str) -> list[Path]:
+    """Each `--model`'s checkpoint directory (the shipped model when none is given); a Hugging
+    Face model directory or hub id is kept as given (fitsub.hf)."""
+    from fitsub.hf.dispatch import is_hf_model
+
+    return [
+        Path(str(m)) if is_hf_model(m) else cli_models.resolve_model(m, src_lang, lang)
+        for m in models
+    ] or [cli_models.resolve_model(None, src_lang, lang)]
+
+
+def _predictors(
+    dirs: list[Path],
+    policies: Sequence[str],
+    predictor_dir: Path | None,
+    src_lang: str,
+    lang: str,
+) -> dict[Path, Callable[[Sequence[str]], list[int]]]:
+    """Each model's length predictor when a policy asks for one: checked (extra, directory,
+    languages, unit) before anything is translated."""
+    if "predicted" not in policies:
+        return {}
+    from fitsub.hf.dispatch import is_hf_model
+    from fitsub.lengthpred.predictor import open_policy
+
+    predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
+    for d in dirs:
+        owned = None if is_hf_model(d) else d
+        policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
+        assert policy.predict is not None
+        predictors[d] = policy.predict
+    return predictors
+
+
+@dataclass(frozen=True)
+class _Opener:
+    """Opens the backend of each model directory a setting names, as the flags ask."""
+
+    src_lang: str
+    lang: str
+    device: str
+    beam: int
+    batch_size: int
+    threads: int | None
+
+    def open(self, d: Path | None) -> TranslationBackend:
+        """The backend of `d`: a Hugging Face model or a fitsub checkpoint."""
+        from fitsub.hf.dispatch import is_hf_model, open_hf
+
+        if d is None:  # every setting names a resolved model directory here
+            raise InputError(None, "no model directory")
+        if is_hf_model(d):
+            return open_hf(
+                d, self.src_lang, self.lang, self.device, self.beam, self.batch_size, self.threads
+            )
+        return cli_models.open_checkpoint(d, self.device, self.beam, self.batch_size, self.threads)
 
 
 def _print(report: EvalReport, plots: list[Path]) -> None:
