@@ -58,7 +58,8 @@ def test_every_command_has_its_own_help(name: str, capsys: pytest.CaptureFixture
 
 def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["tranlsate", "x.srt"]) == 2
-    assert "No such command" in capsys.readouterr().err
+    err = " ".join(capsys.readouterr().err.replace("│", " ").split())
+    assert "No such command 'tranlsate'. Did you mean 'translate'?" in err
 
 
 def test_errors_name_settings_by_their_flags() -> None:

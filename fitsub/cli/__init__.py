@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -101,22 +101,49 @@ def _build(name: str) -> Command:
     return typer.main.get_command(one)
 
 
+class _Built(MutableMapping[str, "Command"]):
+    """Every command of `COMMANDS` by name, each built the first time it is looked up (so a
+    typo's "did you mean" sees every name without importing any command's module)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Command] = {}
+
+    def __getitem__(self, name: str) -> Command:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Command) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
 class _Commands(TyperGroup):
     """The group of `COMMANDS`: a command is built when run; `fitsub --help` lists summaries."""
 
     _listing = False
 
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Built()
+
     def list_commands(self, ctx: Context) -> list[str]:
         return list(COMMANDS)
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
-        if cmd_name not in COMMANDS:
-            return None
-        if self._listing:  # the summary alone: no import of the command's module
+        if self._listing and cmd_name in COMMANDS:  # the summary alone: no import of its module
             return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1])
-        if cmd_name not in self.commands:
-            self.commands[cmd_name] = _build(cmd_name)
-        return self.commands[cmd_name]
+        return self.commands.get(cmd_name)
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
         self._listing = True
