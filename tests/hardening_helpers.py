@@ -62,14 +62,15 @@ class CountingToy(ToyBackend):
 
 @contextmanager
 def toy_model(model_dir: Path) -> Iterator[type[CountingToy]]:
-    """Within the block `fitsub translate` translates with `CountingToy` (no model is loaded)."""
-    import fitsub.nmt.backend as nmt_backend
+    """Within the block `fitsub translate` translates with `CountingToy` (no model is loaded):
+    the CLI's seam to the model code (`fitsub.cli.models`) names `model_dir` and opens a toy."""
+    from fitsub.cli import models
 
-    saved = nmt_backend.NMTBackend, nmt_backend.resolve_model_dir
+    saved = models.open_checkpoint, models.resolve_model
     CountingToy.made = 0
-    nmt_backend.NMTBackend = CountingToy  # type: ignore[misc,assignment]
-    nmt_backend.resolve_model_dir = lambda *_a, **_k: model_dir  # type: ignore[assignment]
+    models.open_checkpoint = CountingToy  # type: ignore[assignment]
+    models.resolve_model = lambda *_a, **_k: model_dir
     try:
         yield CountingToy
     finally:
-        nmt_backend.NMTBackend, nmt_backend.resolve_model_dir = saved  # type: ignore[misc]
+        models.open_checkpoint, models.resolve_model = saved

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pysubs2
 import pytest
-from cli_helpers import run, tiny_checkpoint
+from cli_helpers import run
 from doubles import ToyBackend
+from factories import tiny_checkpoint
 
 from fitsub.budget import limits_for
 from fitsub.errors import InputError

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from factories import word_texts, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import word_texts, word_tokenizer
 
 from fitsub.backend import Request, TranslationBackend
 from fitsub.errors import InputError, ModelMissingError

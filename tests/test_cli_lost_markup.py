@@ -6,22 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-import torch
-from nmt_helpers import tiny_config, word_tokenizer
+from factories import tiny_checkpoint
 
 from fitsub.cli import main
-from fitsub.nmt.checkpoint import build_model, save_checkpoint
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An untrained char-unit checkpoint: real plumbing, meaningless words."""
-    torch.manual_seed(0)
-    tok = word_tokenizer()
-    cfg = tiny_config(tok, method="ldpe+pe", length_unit="char", length_dropout=0.2)
-    path = tmp_path_factory.mktemp("ckpt") / "tiny"
-    save_checkpoint(path, build_model(cfg, tok), cfg, tok)
-    return path
+    return tiny_checkpoint(tmp_path_factory.mktemp("ckpt"))
 
 
 def test_quiet_still_reports_dropped_markup_and_the_report_marks_the_cue(

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run, tiny_checkpoint
+from cli_helpers import run
+from factories import tiny_checkpoint
 
 from fitsub.encoding import decode_bytes
 from fitsub.errors import InputError

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,7 +10,7 @@ import pytest
 import sacrebleu
 
 from fitsub.backend import Candidate, Request
-from fitsub.cli import main
+from fitsub.cli import main, models
 
 SRC = ["the cat sat on the mat", "hello world", "good morning to you all"]
 HYP = ["il gatto era seduto sul tappeto", "ciao mondo", "buongiorno a tutti"]
@@ -280,10 +278,9 @@ def test_model_mode_translates_every_setting(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    fake = types.ModuleType("fitsub.nmt.backend")
-    fake.NMTBackend = TableBackend  # type: ignore[attr-defined]
-    fake.resolve_model_dir = lambda model, src_lang, lang: Path(model)  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "fitsub.nmt.backend", fake)
+    # the CLI's seam to the model code: the directory `--model` names, the backend opened there
+    monkeypatch.setattr(models, "resolve_model", lambda model, src_lang, lang: Path(model))
+    monkeypatch.setattr(models, "open_checkpoint", TableBackend)
     TableBackend.opened = []
     src, _, ref = files
     js = tmp_path / "s.json"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import torch
-from nmt_helpers import tiny_config, word_tokenizer
+from factories import tiny_config, word_tokenizer
 from safetensors.torch import load_file
 
 from fitsub.cli import main

@@ -355,7 +355,7 @@ def test_whitespace_lines_bom_settings_order_and_no_final_newline() -> None:
 @pytest.fixture
 def checkpoint(tmp_path: Path) -> Path:
     import torch
-    from nmt_helpers import tiny_config, word_tokenizer
+    from factories import tiny_config, word_tokenizer
 
     from fitsub.nmt.checkpoint import build_model, save_checkpoint
 

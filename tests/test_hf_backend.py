@@ -10,7 +10,8 @@ import pytest
 pytest.importorskip("transformers")
 
 import torch  # noqa: E402
-from hf_helpers import EN, make_m2m, make_marian  # noqa: E402
+from factories import make_m2m, make_marian  # noqa: E402
+from hf_helpers import EN  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -10,8 +10,11 @@ import pytest
 pytest.importorskip("transformers")
 
 import torch  # noqa: E402
-from hf_helpers import make_marian  # noqa: E402
-from nmt_helpers import tiny_config, word_tokenizer  # noqa: E402
+from factories import (  # noqa: E402
+    make_marian,  # noqa: E402
+    tiny_config,
+    word_tokenizer,
+)
 
 from fitsub.cli import main  # noqa: E402
 from fitsub.formats import read_document  # noqa: E402

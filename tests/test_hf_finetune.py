@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("transformers")
 
 import torch  # noqa: E402
-from hf_helpers import DICT, EN, make_m2m, make_marian  # noqa: E402
+from factories import make_m2m, make_marian  # noqa: E402
+from hf_helpers import DICT, EN  # noqa: E402
 
 from fitsub.backend import Request  # noqa: E402
 from fitsub.cli import main  # noqa: E402

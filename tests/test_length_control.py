@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from nmt_helpers import DIGITS, digit_ids, train_tiny
+from factories import train_tiny
+from nmt_helpers import DIGITS, digit_ids
 
 from fitsub.backend import Request
 from fitsub.nmt.backend import NMTBackend

@@ -263,7 +263,7 @@ def run(args: list[str]) -> int:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An untrained tiny char-unit en→it checkpoint (real plumbing, meaningless words)."""
-    from nmt_helpers import tiny_config, word_tokenizer
+    from factories import tiny_config, word_tokenizer
 
     from fitsub.nmt.checkpoint import build_model, save_checkpoint
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from factories import digit_tokenizer, tiny_config, word_texts, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import digit_ids, digit_tokenizer, tiny_config, word_texts, word_tokenizer
+from nmt_helpers import digit_ids
 from test_distill import TINY, run, write_toy
 
 from fitsub.backend import Request

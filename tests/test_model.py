@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from nmt_helpers import word_texts, word_tokenizer
+from factories import word_texts, word_tokenizer
 
 from fitsub.nmt.checkpoint import build_model
 from fitsub.nmt.config import METHODS, ModelConfig

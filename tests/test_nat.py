@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from factories import digit_tokenizer, tiny_config, word_texts, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import digit_ids, digit_tokenizer, tiny_config, word_texts, word_tokenizer
+from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
 from fitsub.errors import InputError

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run, tiny_checkpoint
+from cli_helpers import run
 from doubles import ToyBackend
+from factories import tiny_checkpoint
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.util import Inches, Pt

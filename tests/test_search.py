@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 
 import torch
+from factories import word_texts, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import word_texts, word_tokenizer
 
 from fitsub.nmt.checkpoint import build_model
 from fitsub.nmt.config import ModelConfig

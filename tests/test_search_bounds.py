@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import torch
+from factories import train_tiny, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import digit_ids, train_tiny, word_tokenizer
+from nmt_helpers import digit_ids
 from test_search import random_model, sources
 
 from fitsub.nmt.search import beam_search

@@ -6,9 +6,9 @@ from __future__ import annotations
 import functools
 
 import torch
+from factories import word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nmt_helpers import word_tokenizer
 from test_search import random_model, sources
 
 from fitsub.nmt.bounds import WORD_MARGIN, WordTable, continuation_pieces, word_table

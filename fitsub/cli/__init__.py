@@ -1,31 +1,75 @@
 """The `fitsub` command line: Typer commands only. Each command parses, then calls the core.
 
-Every command module registers itself on `app`; `main()` turns fitsub's errors into one line on
-stderr and an exit code (2: bad usage or input; 1: anything else) unless `--debug` is given.
+`COMMANDS` lists every command in one place: its name, the function that implements it
+(`module:function`, imported only when the command runs or its own `--help` is asked for) and
+the one line `fitsub --help` shows, so `fitsub --help` imports neither torch nor any model code.
+A command module's `EPILOG`, when it has one, ends that command's `--help`. `main()` turns
+fitsub's errors into one line on stderr and an exit code (2: bad usage or input; 1: anything
+else) unless `--debug` is given.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-import re
 import sys
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from typer.core import TyperOption
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from fitsub.errors import FitsubError, InputError
+from fitsub.cli.console import error_text, fail, flag_name, printable, progress_bar, say
+from fitsub.errors import FitsubError
 
-app = typer.Typer(
-    name="fitsub",
-    help="Translate subtitles and slide text so that each translation fits its source's space.",
-    no_args_is_help=True,
-    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are its
+    from typer._click import Command, Context, HelpFormatter
+
+__all__ = ["COMMANDS", "app", "fail", "flag_name", "main", "printable", "progress_bar", "say"]
+
+# name → ("module:function", the summary `fitsub --help` lists; the function's docstring's first
+# paragraph, which a test holds them to). In the order `fitsub --help` lists them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "average": (
+        "fitsub.cli.average:average_cmd",
+        "Average the weights of checkpoints that share a model config and tokenizer.",
+    ),
+    "distill": (
+        "fitsub.cli.distill:distill_cmd",
+        "Distil SOURCE with a teacher, its length perturbed as in Oka et al. 2021 (resumable).",
+    ),
+    "eval": (
+        "fitsub.cli.eval:eval_cmd",
+        "Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.",
+    ),
+    "export": (
+        "fitsub.cli.export:export_cmd",
+        "Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer "
+        "state.",
+    ),
+    "translate": (
+        "fitsub.cli.translate:translate_cmd",
+        "Translate subtitles or slides so that each segment fits its budget, and compare.",
+    ),
+    "budget": (
+        "fitsub.cli.budget:budget_cmd",
+        "Pre-flight check: per segment the source length, every limit and the binding one.",
+    ),
+    "profiles": (
+        "fitsub.cli.profiles:profiles_cmd",
+        "List the style profiles: CPL, lines, CPS, minimum duration and gap, ratio, source.",
+    ),
+    "train": (
+        "fitsub.cli.train:train_cmd",
+        "Train a length-controlled translation model on parallel text (runs under torchrun too).",
+    ),
+    "train-length": (
+        "fitsub.cli.train_length:train_length_cmd",
+        "Train the length predictor (Oka et al. 2020, Sec. 3.2) on parallel data.",
+    ),
+}
+
+_DEBUG_ENV = "FITSUB_DEBUG"
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -40,7 +84,73 @@ def _flag_type(self: TyperOption, ctx: Any) -> str | None:
 _typer_type = TyperOption.display_type_rich
 TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 
-_DEBUG_ENV = "FITSUB_DEBUG"
+
+def command_function(name: str) -> Callable[..., Any]:
+    """The function behind command `name` (its module imported now)."""
+    module, _, function = COMMANDS[name][0].partition(":")
+    found: Callable[..., Any] = getattr(importlib.import_module(module), function)
+    return found
+
+
+def _build(name: str) -> Command:
+    """Command `name` as Typer builds it from the function's signature."""
+    function = command_function(name)
+    epilog = getattr(importlib.import_module(function.__module__), "EPILOG", None)
+    one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    one.command(name, epilog=epilog)(function)
+    return typer.main.get_command(one)
+
+
+class _Built(MutableMapping[str, "Command"]):
+    """Every command of `COMMANDS` by name, each built the first time it is looked up (so a
+    typo's "did you mean" sees every name without importing any command's module)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Command] = {}
+
+    def __getitem__(self, name: str) -> Command:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = _build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Command) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _Commands(TyperGroup):
+    """The group of `COMMANDS`: a command is built when run; `fitsub --help` lists summaries."""
+
+    _listing = False
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Built()
+
+    def list_commands(self, ctx: Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        if self._listing and cmd_name in COMMANDS:  # the summary alone: no import of its module
+            return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1])
+        return self.commands.get(cmd_name)
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
 
 def _version(value: bool) -> None:
@@ -51,7 +161,17 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+_typer_app = typer.Typer(
+    name="fitsub",
+    help="Translate subtitles and slide text so that each translation fits its source's space.",
+    cls=_Commands,
+    no_args_is_help=True,
+    add_completion=True,  # --install-completion / --show-completion (bash, zsh, fish, PowerShell)
+    pretty_exceptions_enable=False,
+)
+
+
+@_typer_app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
     version: bool = typer.Option(
@@ -67,104 +187,26 @@ def _root(
         os.environ[_DEBUG_ENV] = "1"
 
 
-def printable(text: object) -> str:
-    """`text` as a string any terminal encoding can show (file names with undecodable bytes)."""
-    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _say(message: str) -> None:
-    """One line on stderr, whatever its encoding (an unprintable character is escaped)."""
-    line = printable(message) + "\n"
-    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
-    try:
-        sys.stderr.write(line.encode(encoding, "backslashreplace").decode(encoding))
-        sys.stderr.flush()
-    except (OSError, ValueError):  # stderr closed: nothing more can be said
-        pass
-
-
-def fail(message: str, code: int = 2) -> None:
-    """Print `fitsub: error: MESSAGE` on stderr and exit with `code` (for usage errors)."""
-    _say(f"fitsub: error: {message}")
-    raise SystemExit(code)
-
-
-def progress_bar(console: Console, quiet: bool) -> Progress:
-    """The progress bar every long-running command shows on stderr (transient, off with -q)."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=quiet,
-    )
-
-
-_COMMAND = re.compile(r"""@app\.command\(\s*["']([\w-]+)["']""")
-
-
-def _command_modules() -> dict[str, str]:
-    """Command name → the module in this package that registers it (read, not imported)."""
-    import pkgutil
-
-    found: dict[str, str] = {}
-    for info in pkgutil.iter_modules(__path__):
-        try:
-            source = (Path(__file__).parent / f"{info.name}.py").read_text("utf-8")
-        except OSError:
-            continue
-        for name in _COMMAND.findall(source):
-            found.setdefault(name, info.name)
-    return found
-
-
-def _register(argv: list[str] | None = None) -> None:
-    """Import the command modules (each registers itself on `app`).
-
-    Only the module of the command being run when it can be told from `argv`: `fitsub budget`
-    then starts without importing torch (about 300 MB and seconds less); every module for
-    `--help`, an unknown command, or when `argv` is None (`main(argv)` called in-process, as
-    tests do, registers every command as before).
-    """
-    import importlib
-    import pkgutil
-
-    if argv is not None:
-        command = next((a for a in argv if not a.startswith("-")), None)
-        module = _command_modules().get(command or "")
-        if module is not None:
-            importlib.import_module(f"{__name__}.{module}")
-            return
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-
-
-def flag_name(setting: str) -> str:
-    """The command-line flag of a core setting (`max_segments` → `--max-segments`)."""
-    return "--" + setting.replace("_", "-")
+app: Command = typer.main.get_command(_typer_app)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
-    _register(sys.argv[1:] if argv is None else None)
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        app(args=argv, standalone_mode=True)
+        app.main(args=argv, standalone_mode=True)
     except FitsubError as err:
         if debug or os.environ.get(_DEBUG_ENV):
             raise
-        text = err.message_for(flag_name) if isinstance(err, InputError) else str(err)
-        _say(f"fitsub: error: {text}")
+        say(f"fitsub: error: {error_text(err)}")
         raise SystemExit(err.exit_code) from None
     except KeyboardInterrupt:
-        _say("fitsub: interrupted")
+        say("fitsub: interrupted")
         raise SystemExit(130) from None
     except SystemExit:
         raise
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, exit 1
         if debug or os.environ.get(_DEBUG_ENV):
             raise
-        _say(f"fitsub: error: {type(err).__name__}: {err} (run with --debug for details)")
+        say(f"fitsub: error: {error_text(err)} (run with --debug for details)")
         raise SystemExit(1) from None

@@ -6,11 +6,9 @@ from pathlib import Path
 
 import typer
 
-from fitsub.cli import app
 from fitsub.errors import InputError
 
 
-@app.command("average")
 def average_cmd(
     checkpoints: list[Path] = typer.Argument(
         ..., help="Checkpoints of one run (e.g. runs/NAME/steps/*)."

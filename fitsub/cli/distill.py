@@ -8,14 +8,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.cli import app, progress_bar
+from fitsub.cli.console import progress_bar
+from fitsub.cli.options import Device, Quiet, check_device
 from fitsub.distill import LENGTH_MODES, DistillConfig, distill
-from fitsub.errors import InputError
 
 _D = DistillConfig(source="", out="", model="")
 
 
-@app.command("distill")
 def distill_cmd(
     source: Path = typer.Argument(..., help="Source sentences, one per line."),
     out: Path = typer.Option(
@@ -43,9 +42,9 @@ def distill_cmd(
     beam: int = typer.Option(5, "--beam", min=1, help="Teacher's beam size."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Sentences per batch."),
     seed: int = typer.Option(_D.seed, "--seed", help="Seed of the perturbations."),
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
+    device: Device = "auto",
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    quiet: Quiet = False,
 ) -> None:
     """Distil SOURCE with a teacher, its length perturbed as in Oka et al. 2021 (resumable).
 
@@ -54,8 +53,7 @@ def distill_cmd(
     from fitsub.nat.backend import open_backend
     from fitsub.nmt.checkpoint import read_config
 
-    if device not in ("auto", "cpu", "cuda"):
-        raise InputError(None, f"--device must be auto, cpu or cuda, got {device!r}")
+    check_device(device)
     mode = length or ("reference" if reference is not None else "source")
     cfg = DistillConfig(
         source=str(source), out=str(out), model=str(model),

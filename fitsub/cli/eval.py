@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -11,8 +12,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from fitsub.backend import TranslationBackend
 from fitsub.budget import limits_for
-from fitsub.cli import app, progress_bar
+from fitsub.cli import models as cli_models
+from fitsub.cli.console import progress_bar
+from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
 from fitsub.errors import InputError
 from fitsub.eval_report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
 from fitsub.eval_settings import make_settings
@@ -31,14 +35,9 @@ EPILOG = (
 )
 
 
-def _split(values: list[str] | None) -> list[str]:
-    """Repeated options and comma-separated values: `--ratio 1.0,0.9 --ratio 0.8`."""
-    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
-
-
 def _ratios(values: list[str] | None) -> list[float]:
     out = []
-    for v in _split(values) or ["1.0"]:
+    for v in split_list(values) or ["1.0"]:
         try:
             out.append(float(v))
         except ValueError:
@@ -82,6 +81,18 @@ def _check_output(path: Path | None, what: str, inputs: list[Path] | None = None
     check_output_path(path, what, inputs or [], allow_stdout=True)
 
 
+def _check_outputs(
+    sets: list[TestSet], json_out: Path | None, markdown: Path | None, plot: Path | None
+) -> None:
+    """No report may overwrite an input (or name a folder, or a file for --plot)."""
+    inputs = {p.resolve() for t in sets for p in (t.src, t.ref, t.hyp) if p is not None}
+    for opt, out in (("--json", json_out), ("--markdown", markdown)):
+        if out is not None and str(out) != "-" and out.resolve() in inputs:
+            raise InputError(out, f"{opt} would overwrite an input file; choose another path")
+        _check_output(out, opt, sorted(inputs))
+    check_output_path(plot, "--plot", sorted(inputs), directory=True)
+
+
 def _emit(path: Path | None, text: str) -> None:
     if path is None:
         return
@@ -91,7 +102,6 @@ def _emit(path: Path | None, text: str) -> None:
         atomic_write_text(path, text)
 
 
-@app.command("eval", epilog=EPILOG)
 def eval_cmd(
     model: list[Path] | None = typer.Option(
         None,
@@ -150,11 +160,9 @@ def eval_cmd(
         None, "--max-segments", help="Evaluate on the first N segments only."
     ),
     batch_size: int = typer.Option(32, "--batch-size", help="Segments per translation batch."),
-    beam: int = typer.Option(5, "--beam", min=1, help="Beam size."),
-    device: str = typer.Option("auto", "--device", help="auto, cpu or cuda."),
-    threads: int | None = typer.Option(
-        None, "--threads", min=1, help="CPU threads (default: torch's, all cores)."
-    ),
+    beam: Beam = 5,
+    device: Device = "auto",
+    threads: Threads = None,
     json_out: Path | None = typer.Option(
         None, "--json", help="Write the report as JSON here ('-': stdout)."
     ),
@@ -171,19 +179,14 @@ def eval_cmd(
         help="Length asked in length/hard/band settings: source (ratio × source), predicted "
         "(the length predictor's), oracle (the reference's); several: source,predicted,oracle.",
     ),
-    length_predictor: Path | None = typer.Option(
-        None,
-        "--length-predictor",
-        help="Length predictor directory (default: MODEL/length-predictor).",
-    ),
+    length_predictor: LengthPredictor = None,
 ) -> None:
     """Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.
 
     Translates each test set under every setting × ratio (× model), or scores given --hyp
     outputs; subtitle outputs (.srt / .vtt) also get CPL, line-count and CPS compliance.
     """
-    if device not in ("auto", "cpu", "cuda"):
-        raise InputError(None, f"--device must be auto, cpu or cuda, got {device!r}")
+    check_device(device)
     _check_output(json_out, "--json")
     _check_output(markdown, "--markdown")
     try:
@@ -194,12 +197,7 @@ def eval_cmd(
     options = ScoreOptions(quality=quality, lengths=lengths, tokenize=tokenize, limits=limits)
     ratios = _ratios(ratio)
     sets = _testsets(src or [], ref or [], hyp or [], testset or [], src_lang, lang)
-    inputs = {p.resolve() for t in sets for p in (t.src, t.ref, t.hyp) if p is not None}
-    for opt, out in (("--json", json_out), ("--markdown", markdown)):
-        if out is not None and str(out) != "-" and out.resolve() in inputs:
-            raise InputError(out, f"{opt} would overwrite an input file; choose another path")
-        _check_output(out, opt, sorted(inputs))
-    check_output_path(plot, "--plot", sorted(inputs), directory=True)
+    _check_outputs(sets, json_out, markdown, plot)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:
         report = _score_given(loaded, ratios, options, model or [], src_lang, lang)
@@ -209,7 +207,7 @@ def eval_cmd(
             ratios,
             options,
             model or [],
-            _split(settings) or ["unconstrained", "length"],
+            split_list(settings) or ["unconstrained", "length"],
             src_lang,
             lang,
             device,
@@ -217,7 +215,7 @@ def eval_cmd(
             batch_size,
             quiet,
             threads,
-            policies=[check_policy(p) for p in _split(length_policy)] or ["source"],
+            policies=[check_policy(p) for p in split_list(length_policy)] or ["source"],
             predictor_dir=length_predictor,
         )
     _emit(json_out, report.to_json())
@@ -242,10 +240,9 @@ def _score_given(
     counter: Callable[[str], int] | None = None
     if models:
         from fitsub.hf.dispatch import is_hf_model
-        from fitsub.nmt.backend import resolve_model_dir
 
         if not is_hf_model(models[0]):  # a Hugging Face model: no spm.model, no counter
-            counter = sentencepiece_counter(resolve_model_dir(models[0], src_lang, lang))
+            counter = sentencepiece_counter(cli_models.resolve_model(models[0], src_lang, lang))
     return evaluate_hyps(loaded, ratios, options, counter)
 
 
@@ -265,43 +262,22 @@ def _translate_and_score(
     policies: Sequence[str] = ("source",),
     predictor_dir: Path | None = None,
 ) -> EvalReport:
-    from fitsub.backend import TranslationBackend
-    from fitsub.hf.dispatch import is_hf_model, open_hf
-    from fitsub.nat.backend import open_backend as open_any  # CMLM checkpoints: NAT backend
-    from fitsub.nmt.backend import resolve_model_dir
-
     for data in loaded:
         if data.srcs is None:
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
-    dirs = [  # a Hugging Face model directory or hub id is kept as given (fitsub.hf)
-        Path(str(m)) if is_hf_model(m) else resolve_model_dir(m, src_lang, lang) for m in models
-    ] or [resolve_model_dir(None, src_lang, lang)]
+    dirs = _model_dirs(models, src_lang, lang)
     setting_list = make_settings(modes, ratios, dirs, policies)
-    predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
-    if "predicted" in policies:  # checked (extra, directory, languages, unit) before translating
-        from fitsub.lengthpred.predictor import open_policy
-
-        for d in dirs:
-            owned = None if is_hf_model(d) else d
-            policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
-            assert policy.predict is not None
-            predictors[d] = policy.predict
+    predictors = _predictors(dirs, policies, predictor_dir, src_lang, lang)
 
     def predictor(d: Path | None) -> Callable[[Sequence[str]], list[int]]:
         if d is None or d not in predictors:
             raise InputError(None, "no length predictor for this model")
         return predictors[d]
 
-    def open_backend(d: Path | None) -> TranslationBackend:
-        if d is None:  # every setting names a resolved model directory here
-            raise InputError(None, "no model directory")
-        if is_hf_model(d):
-            return open_hf(d, src_lang, lang, device, beam, batch_size, threads)
-        return open_any(d, device=device, beam=beam, batch_size=batch_size, threads=threads)
-
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)
 
+    opener = _Opener(src_lang, lang, device, beam, batch_size, threads)
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:
         tasks: dict[str, int] = {}
@@ -314,13 +290,71 @@ def _translate_and_score(
         return evaluate_models(
             loaded,
             setting_list,
-            open_backend,
+            opener.open,
             options,
             counter,
             batch_size,
             progress,
             predictor=predictor if predictors else None,
         )
+
+
+def _model_dirs(models: list[Path], src_lang: str, lang: str) -> list[Path]:
+    """Each `--model`'s checkpoint directory (the shipped model when none is given); a Hugging
+    Face model directory or hub id is kept as given (fitsub.hf)."""
+    from fitsub.hf.dispatch import is_hf_model
+
+    return [
+        Path(str(m)) if is_hf_model(m) else cli_models.resolve_model(m, src_lang, lang)
+        for m in models
+    ] or [cli_models.resolve_model(None, src_lang, lang)]
+
+
+def _predictors(
+    dirs: list[Path],
+    policies: Sequence[str],
+    predictor_dir: Path | None,
+    src_lang: str,
+    lang: str,
+) -> dict[Path, Callable[[Sequence[str]], list[int]]]:
+    """Each model's length predictor when a policy asks for one: checked (extra, directory,
+    languages, unit) before anything is translated."""
+    if "predicted" not in policies:
+        return {}
+    from fitsub.hf.dispatch import is_hf_model
+    from fitsub.lengthpred.predictor import open_policy
+
+    predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
+    for d in dirs:
+        owned = None if is_hf_model(d) else d
+        policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
+        assert policy.predict is not None
+        predictors[d] = policy.predict
+    return predictors
+
+
+@dataclass(frozen=True)
+class _Opener:
+    """Opens the backend of each model directory a setting names, as the flags ask."""
+
+    src_lang: str
+    lang: str
+    device: str
+    beam: int
+    batch_size: int
+    threads: int | None
+
+    def open(self, d: Path | None) -> TranslationBackend:
+        """The backend of `d`: a Hugging Face model or a fitsub checkpoint."""
+        from fitsub.hf.dispatch import is_hf_model, open_hf
+
+        if d is None:  # every setting names a resolved model directory here
+            raise InputError(None, "no model directory")
+        if is_hf_model(d):
+            return open_hf(
+                d, self.src_lang, self.lang, self.device, self.beam, self.batch_size, self.threads
+            )
+        return cli_models.open_checkpoint(d, self.device, self.beam, self.batch_size, self.threads)
 
 
 def _print(report: EvalReport, plots: list[Path]) -> None:

@@ -6,11 +6,9 @@ from pathlib import Path
 
 import typer
 
-from fitsub.cli import app
 from fitsub.errors import InputError
 
 
-@app.command("export")
 def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A training checkpoint (e.g. runs/NAME/best)."),
     out: Path = typer.Argument(..., help="The model directory to write (e.g. models/en-it)."),

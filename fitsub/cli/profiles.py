@@ -9,11 +9,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.cli import app
-from fitsub.cli.translate import settings
+from fitsub.cli.limits import settings
 
 
-@app.command("profiles")
 def profiles_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:

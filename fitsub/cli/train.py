@@ -6,18 +6,22 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from fitsub.cli import app
+from fitsub.cli.options import Device, Quiet
 from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
-from fitsub.nmt.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent, TrainEvent
-from fitsub.nmt.train import train
+
+if TYPE_CHECKING:
+    from fitsub.nmt.events import TrainEvent
+
+# TrainConfig's defaults are the flags' defaults (a torch-free module); the trainer itself is
+# imported when a run starts.
 from fitsub.nmt.train_config import TrainConfig
 
 _D = TrainConfig(out_dir="")
@@ -65,7 +69,6 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
     )
 
 
-@app.command("train")
 def train_cmd(
     out: Path = typer.Option(
         ..., "--out", "-o", help="Run directory: OUT/best, OUT/last, OUT/train_log.jsonl."
@@ -168,12 +171,12 @@ def train_cmd(
         _D.compile, "--compile/--no-compile", help="torch.compile the model."
     ),
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads per process."),
-    device: str = typer.Option(_D.device, "--device", help="auto, cpu or cuda."),
+    device: Device = _D.device,
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out from OUT/last."),
     force: bool = typer.Option(
         False, "--force", help="Train into a non-empty --out that is not a run being resumed."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    quiet: Quiet = False,
 ) -> None:
     """Train a length-controlled translation model on parallel text (runs under torchrun too)."""
     _check_out(out, resume, force)
@@ -194,22 +197,9 @@ def train_cmd(
             best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
             Console(stderr=True, quiet=quiet).print(Text(f"best checkpoint: {best}"))
             return
-    if size not in SIZES:
-        raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
-    d, heads, enc, dec, ff = SIZES[size]
-    if d_model is not None:
-        d, ff = d_model, 4 * d_model
-    if layers is not None:
-        enc = dec = layers
+    d, heads, enc, dec, ff = model_shape(size, d_model, layers)
     if resume and data is None and not train_prefix:
-        cfg = TrainConfig.from_dict(_saved_config(out))
-        cfg.out_dir, cfg.resume = str(out), True
-        cfg.max_steps, cfg.max_epochs = max_steps, max_epochs
-        cfg.max_time = None if max_time is None else parse_duration(max_time)
-        # how a resumed run uses the machine may change; what it learns may not
-        if threads is not None:
-            cfg.threads = threads
-        cfg.device = device
+        cfg = _resumed(out, max_steps, max_epochs, max_time, threads, device)
     else:
         cfg = TrainConfig.from_options(
             out_dir=str(out), src_lang=src, tgt_lang=tgt,
@@ -227,10 +217,47 @@ def train_cmd(
             bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
             threads=threads, device=device, resume=resume,
         )  # fmt: skip
+    from fitsub.nmt.train import train
+
     console = Console(stderr=True, quiet=quiet)
     with _Display(console, cfg) as show:
         best = train(cfg, show)
     console.print(Text(f"best checkpoint: {best}"))
+
+
+def model_shape(
+    size: str, d_model: int | None, layers: int | None
+) -> tuple[int, int, int, int, int]:
+    """(d_model, heads, encoder layers, decoder layers, feed-forward size) of `--size`, with
+    `--d-model` (feed-forward 4 × d_model) and `--layers` over the preset."""
+    if size not in SIZES:
+        raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
+    d, heads, enc, dec, ff = SIZES[size]
+    if d_model is not None:
+        d, ff = d_model, 4 * d_model
+    if layers is not None:
+        enc = dec = layers
+    return d, heads, enc, dec, ff
+
+
+def _resumed(
+    out: Path,
+    max_steps: int | None,
+    max_epochs: int | None,
+    max_time: str | None,
+    threads: int | None,
+    device: str,
+) -> TrainConfig:
+    """The saved run's config, with the new stopping rules and machine settings: how a resumed
+    run uses the machine may change; what it learns may not."""
+    cfg = TrainConfig.from_dict(_saved_config(out))
+    cfg.out_dir, cfg.resume = str(out), True
+    cfg.max_steps, cfg.max_epochs = max_steps, max_epochs
+    cfg.max_time = None if max_time is None else parse_duration(max_time)
+    if threads is not None:
+        cfg.threads = threads
+    cfg.device = device
+    return cfg
 
 
 class _Display:
@@ -260,6 +287,8 @@ class _Display:
         self.progress.stop()
 
     def __call__(self, ev: TrainEvent) -> None:
+        from fitsub.nmt.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent
+
         say = self.progress.console.print
         if isinstance(ev, DataEvent):
             r = ev.report

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.cli import app
+from fitsub.cli.options import Quiet, check_positive, split_list
 from fitsub.errors import InputError
+
+if TYPE_CHECKING:  # the model code (torch, transformers) is imported when the command runs
+    from fitsub.lengthpred.encoder import Encoder, EncoderSpec
+    from fitsub.lengthpred.predictor import LengthPredictor
 
 EPILOG = (
     "Example (the shipped predictor):\n\n"
@@ -22,15 +27,10 @@ EPILOG = (
 )
 
 
-def _split(values: list[str] | None) -> list[str]:
-    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
-
-
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-@app.command("train-length", epilog=EPILOG)
 def train_length_cmd(
     model: Path | None = typer.Option(
         None,
@@ -70,7 +70,7 @@ def train_length_cmd(
     max_tokens: int = typer.Option(128, "--max-tokens", min=8, help="Encoder input limit."),
     seed: int = typer.Option(1, "--seed", help="Sampling, split and initialisation seed."),
     threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    quiet: Quiet = False,
 ) -> None:
     """Train the length predictor (Oka et al. 2020, Sec. 3.2) on parallel data.
 
@@ -80,13 +80,6 @@ def train_length_cmd(
     import torch
 
     from fitsub.io import check_output_path
-    from fitsub.lengthpred.encoder import (
-        PACKAGE,
-        Encoder,
-        EncoderSpec,
-        encoder_path,
-        require_extra,
-    )
     from fitsub.lengthpred.predictor import (
         default_predictor_dir,
         load_predictor,
@@ -94,40 +87,27 @@ def train_length_cmd(
     )
     from fitsub.lengthpred.training import (
         HeadOptions,
-        accuracy,
         count_units,
         fit_predictor,
         parse_corpora,
         sample_pairs,
     )
     from fitsub.nmt.backend import resolve_model_dir
-    from fitsub.nmt.corpus import read_prefix
-    from fitsub.units import char_length
 
     if threads is not None:
         torch.set_num_threads(threads)
-    if lr <= 0:
-        raise InputError(None, f"--lr must be positive, got {lr}")
+    check_positive("lr", lr)
     model_dir = resolve_model_dir(model, src_lang, lang)
     src, tgt, unit, per_unit = model_length_info(model_dir)
     target = out or default_predictor_dir(model_dir)
     check_output_path(target, "--out", [], directory=True)
-    specs = parse_corpora(_split(corpora))
+    specs = parse_corpora(split_list(corpora))
     console = Console(stderr=True, quiet=quiet)
 
     def log(msg: str) -> None:
         console.print(Text(msg), highlight=False)
 
-    if encoder is None:
-        require_extra(PACKAGE)
-        spec = EncoderSpec(package=PACKAGE, max_tokens=max_tokens)
-        enc = Encoder(encoder_path(spec, None), max_tokens)
-    else:
-        require_extra(None)
-        if not (encoder / "config.json").is_file():
-            raise InputError(encoder, "--encoder: not a model directory (no config.json)")
-        spec = EncoderSpec(package=None, max_tokens=max_tokens)
-        enc = Encoder(encoder, max_tokens)
+    spec, enc = _encoder(encoder, max_tokens)
     t0 = time.perf_counter()
     srcs, tgts, sizes = sample_pairs(data_dir, src, tgt, specs, seed)
     log(f"{len(srcs)} pairs: " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
@@ -150,22 +130,62 @@ def train_length_cmd(
     info["data"] = {"data_dir": str(data_dir), "corpora": sizes, "seed": seed}
     info["model"] = str(model_dir)
     if dev is not None:
-        pairs = read_prefix(dev, src, tgt)
-        d_src = [s.strip() for s in pairs.src]
-        d_ref = count_units([t.strip() for t in pairs.tgt], unit, model_dir)
-        pred = predictor.predict(d_src)
-        base = [round(char_length(s) / per_unit) for s in d_src]
-        info["dev"] = {
-            "prefix": dev,
-            "predicted": accuracy(pred, d_ref).to_dict(),
-            "src_len": accuracy(base, d_ref).to_dict(),
-        }
+        info["dev"] = _dev_scores(predictor, dev, (src, tgt), unit, model_dir, per_unit)
     info["train_seconds"] = round(time.perf_counter() - t0, 1)
     predictor.cfg.train = info
     predictor.save(target)
     load_predictor(target, model_dir)  # what was written loads back and serves the model
-    if quiet:
-        return
+    if not quiet:
+        _show(info, unit, target)
+
+
+def _encoder(encoder: Path | None, max_tokens: int) -> tuple[EncoderSpec, Encoder]:
+    """The frozen sentence encoder: `--encoder`'s directory, or the packaged MiniLM."""
+    from fitsub.lengthpred.encoder import (
+        PACKAGE,
+        Encoder,
+        EncoderSpec,
+        encoder_path,
+        require_extra,
+    )
+
+    if encoder is None:
+        require_extra(PACKAGE)
+        spec = EncoderSpec(package=PACKAGE, max_tokens=max_tokens)
+        return spec, Encoder(encoder_path(spec, None), max_tokens)
+    require_extra(None)
+    if not (encoder / "config.json").is_file():
+        raise InputError(encoder, "--encoder: not a model directory (no config.json)")
+    return EncoderSpec(package=None, max_tokens=max_tokens), Encoder(encoder, max_tokens)
+
+
+def _dev_scores(
+    predictor: LengthPredictor,
+    dev: str,
+    langs: tuple[str, str],
+    unit: str,
+    model_dir: Path,
+    per_unit: float,
+) -> dict[str, Any]:
+    """The predictor against the source length on the dev set `dev` (PREFIX.SRC / PREFIX.TGT)."""
+    from fitsub.lengthpred.training import accuracy, count_units
+    from fitsub.nmt.corpus import read_prefix
+    from fitsub.units import char_length
+
+    pairs = read_prefix(dev, *langs)
+    d_src = [s.strip() for s in pairs.src]
+    d_ref = count_units([t.strip() for t in pairs.tgt], unit, model_dir)
+    pred = predictor.predict(d_src)
+    base = [round(char_length(s) / per_unit) for s in d_src]
+    return {
+        "prefix": dev,
+        "predicted": accuracy(pred, d_ref).to_dict(),
+        "src_len": accuracy(base, d_ref).to_dict(),
+    }
+
+
+def _show(info: dict[str, Any], unit: str, target: Path) -> None:
+    """The held-out and dev accuracy table, and what was written."""
     table = Table(title=f"length predictor ({unit}s) → {target}")
     for col in ("set", "lengths", "n", "MAE", "mean err", "VAR", "Pearson r", "±10 %"):
         table.add_column(col, justify="left" if col in ("set", "lengths") else "right")

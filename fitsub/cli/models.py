@@ -1,0 +1,87 @@
+"""Which model `--model` names, checked against the languages, and its length policy."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from fitsub.backend import TranslationBackend
+from fitsub.errors import InputError
+from fitsub.pipeline import TranslateOptions
+
+
+def resolve_model(model: Path | None, src_lang: str, lang: str) -> Path:
+    """The checkpoint directory `--model` names (None: the shipped model for the pair)."""
+    from fitsub.nmt.backend import resolve_model_dir
+
+    return resolve_model_dir(model, src_lang, lang)
+
+
+def open_checkpoint(
+    model_dir: Path,
+    device: str = "auto",
+    beam: int = 5,
+    batch_size: int = 32,
+    threads: int | None = None,
+) -> TranslationBackend:
+    """The backend of a fitsub checkpoint: beam search, or mask-predict for a NAT student."""
+    from fitsub.nat.backend import open_backend
+
+    return open_backend(model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads)
+
+
+def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
+    """`InputError` when a fitsub checkpoint cannot produce `lang` (its config names its pair).
+
+    Hugging Face models are checked when loaded (`fitsub.hf`), where their languages are known.
+    """
+    from fitsub.hf.dispatch import is_hf_model
+
+    if is_hf_model(model):
+        return
+    model_dir = resolve_model(model, src_lang, lang)
+    try:
+        cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["model"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # the loader reports a broken checkpoint in its own words
+    pair = (cfg.get("src_lang"), cfg.get("tgt_lang"))
+    wanted = lang.strip().lower().replace("_", "-").split("-")[0]
+    if pair[1] is not None and wanted != pair[1]:
+        raise InputError(
+            model_dir,
+            f"this model translates {pair[0]} → {pair[1]}; it cannot produce --lang {lang} "
+            f"(use --lang {pair[1]}, or a model for {lang})",
+        )
+
+
+def with_policy(
+    opts: TranslateOptions,
+    length_policy: str,
+    length_predictor: Path | None,
+    model: Path | None,
+    src_lang: str,
+    lang: str,
+) -> TranslateOptions:
+    """The options with the length policy asked for (the predictor checked before the model)."""
+    if length_policy == "source":
+        return opts
+    from fitsub.hf.dispatch import is_hf_model
+    from fitsub.lengthpred.predictor import open_policy
+
+    owned = None if is_hf_model(model) else resolve_model(model, src_lang, lang)
+    policy = open_policy(length_policy, length_predictor, owned, src_lang, lang)
+    return dataclasses.replace(opts, length=policy)
+
+
+def open_model(
+    model: Path | None, src_lang: str, lang: str, device: str, beam: int, threads: int | None
+) -> TranslationBackend:
+    """The backend `--model` names (checked against `--lang` first): loaded once per run."""
+    from fitsub.hf.dispatch import is_hf_model, open_hf
+
+    check_model_language(model, src_lang, lang)
+    if is_hf_model(model):  # a Hugging Face model directory or hub id (fitsub.hf)
+        return open_hf(model, src_lang, lang, device=device, beam=beam, threads=threads)
+    model_dir = resolve_model(model, src_lang, lang)
+    return open_checkpoint(model_dir, device=device, beam=beam, threads=threads)

@@ -1,0 +1,61 @@
+"""Options and checks several commands share: one definition each, the same flag and help."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fitsub.errors import InputError
+
+DEVICES = ("auto", "cpu", "cuda")
+STRICT_EXIT = 3  # `translate --strict`: some segment carries a quality flag
+LANG_HELP = (
+    "Target language (sets the CPL / lines / CPS defaults): it, de, fr, es, en (default: it, "
+    "or fitsub.toml's)."
+)
+PROFILE_HELP = "Style profile: netflix-it, bbc, ted, dubbing… (`fitsub profiles` lists them)."
+FORMAT_HELP = (
+    "Input format: srt, vtt, ass, ssa, slides (.txt), md, pptx (default: from the extension; "
+    "sniffed for '-')."
+)
+ENCODING_HELP = "Input encoding, e.g. cp1252 (default: detected; invalid UTF-8 is an error)."
+
+Device = Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")]
+Beam = Annotated[int, typer.Option("--beam", min=1, help="Beam size.")]
+Threads = Annotated[
+    int | None, typer.Option("--threads", min=1, help="CPU threads (default: torch's, all cores).")
+]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+Lang = Annotated[str | None, typer.Option("--lang", help=LANG_HELP)]
+Profile = Annotated[str | None, typer.Option("--profile", help=PROFILE_HELP)]
+Lines = Annotated[int | None, typer.Option("--lines", help="Lines per cue (default per language).")]
+Cps = Annotated[float | None, typer.Option("--cps", help="Reading speed, characters per second.")]
+InputFormat = Annotated[str | None, typer.Option("--format", help=FORMAT_HELP)]
+Encoding = Annotated[str | None, typer.Option("--encoding", help=ENCODING_HELP)]
+LengthPredictor = Annotated[
+    Path | None,
+    typer.Option(
+        "--length-predictor",
+        help="Length predictor directory (default: MODEL/length-predictor).",
+    ),
+]
+
+
+def check_device(device: str) -> str:
+    """`device` when it is auto, cpu or cuda; else an `InputError` about `--device`."""
+    if device not in DEVICES:
+        raise InputError(None, f"must be auto, cpu or cuda, got {device!r}", setting="device")
+    return device
+
+
+def check_positive(setting: str, value: float | None) -> None:
+    """An `InputError` about `setting` when `value` is given and not above zero."""
+    if value is not None and value <= 0:
+        raise InputError(None, f"must be positive, got {value}", setting=setting)
+
+
+def split_list(values: list[str] | None) -> list[str]:
+    """Repeated options and comma-separated values: `--ratio 1.0,0.9 --ratio 0.8`."""
+    return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]

@@ -1,0 +1,48 @@
+"""What one `fitsub translate` does, resolved from its flags: the core's options and the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fitsub.backend import TranslationBackend
+from fitsub.cli.models import open_model, with_policy
+from fitsub.pipeline import TranslateOptions
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one `fitsub translate` does, resolved from its flags and fitsub.toml."""
+
+    opts: TranslateOptions
+    meta: dict[str, Any]  # the run's settings, as the JSON report records them
+    model: Path | None
+    src_lang: str
+    device: str
+    beam: int
+    threads: int | None
+    fmt: str | None
+    encoding: str | None
+    report: Path | None
+    strict: bool
+    quiet: bool
+    length_policy: str
+    length_predictor: Path | None
+    table_format: str
+
+    @property
+    def lang(self) -> str:
+        """The target language."""
+        return self.opts.lang
+
+    def with_model(self) -> tuple[TranslateOptions, TranslationBackend]:
+        """The options with their length policy, and the backend: loaded once per run."""
+        opts = with_policy(
+            self.opts, self.length_policy, self.length_predictor, self.model, self.src_lang,
+            self.lang,
+        )  # fmt: skip
+        backend = open_model(
+            self.model, self.src_lang, self.lang, self.device, self.beam, self.threads
+        )
+        return opts, backend
