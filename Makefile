@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # pip's -c does not reach build steps; PIP_CONSTRAINT does. Keeps torch at the CPU build here.
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 
-.PHONY: setup demo test lint typecheck unit bench clean
+.PHONY: setup demo test lint typecheck pytest unit integration system bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,10 +26,15 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy fitsub
 
-unit: setup
+# The tests in three tiers (pyproject's testpaths runs all three, fastest first):
+# unit (one module), integration (modules together, tiny models), system (the CLI end to end).
+pytest: setup
 	$(BIN)/pytest
 
-test: lint typecheck unit
+unit integration system: setup
+	$(BIN)/pytest tests/$@
+
+test: lint typecheck pytest
 
 bench: setup
 	$(BIN)/python bench/train_speed.py

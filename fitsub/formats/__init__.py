@@ -9,7 +9,7 @@ Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, through pysubs2), 
 (.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
 and PowerPoint (.pptx, through python-pptx: one segment per paragraph of a text frame).
 
-Policies (each tested in tests/test_formats_bad_input.py):
+Policies (each tested in tests/unit/test_formats_bad_input.py):
 
 - Times are integer milliseconds, kept exactly; cue count, ids and order are kept.
 - Everything that is not cue text (the VTT header, STYLE / REGION / NOTE blocks, blank lines,

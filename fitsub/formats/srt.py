@@ -2,7 +2,7 @@
 
 pysrt is lax: it silently drops text that follows a blank line inside a cue and reads broken
 timestamps as best it can; so fitsub parses SRT itself (errors name the line) and parses once.
-tests/test_parse_once.py cross-checks this parser against pysrt (cue count, numbers, times).
+tests/unit/test_parse_once.py cross-checks this parser against pysrt (cue count, numbers, times).
 
 Accepted timing lines: ``H:MM:SS,mmm --> H:MM:SS,mmm`` (1-3 hour digits, ``.`` also accepted as
 the decimal separator, as players do), optionally followed by coordinates (``X1:… Y2:…``) that

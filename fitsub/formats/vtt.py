@@ -4,7 +4,7 @@ webvtt-py 0.6 reads cues, identifiers, settings, STYLE, REGION and NOTE blocks, 
 them on output (comments move, settings are re-serialised) and silently drops malformed cue
 blocks. So fitsub parses WebVTT itself, once: the raw text of every non-cue block (the
 ``WEBVTT`` header with its metadata, STYLE, REGION, NOTE) is kept verbatim in `Document.gaps`,
-each cue's timing line in `Segment.timing`. tests/test_parse_once.py cross-checks this
+each cue's timing line in `Segment.timing`. tests/unit/test_parse_once.py cross-checks this
 parser against webvtt-py (cue count, identifiers, times).
 
 Blocks follow the WebVTT rules: an empty line ends a block, and a line with ``-->`` that cannot

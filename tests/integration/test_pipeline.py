@@ -1,4 +1,4 @@
-"""The translate pipeline on real sample files, with a toy backend from tests/doubles.py."""
+"""The translate pipeline on real sample files, with a toy backend from tests/support/doubles.py."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
 from fitsub.units import char_length
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def _opts(cps: float | None = None, **kw: object) -> TranslateOptions:

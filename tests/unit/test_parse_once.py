@@ -10,7 +10,7 @@ import webvtt
 
 from fitsub.formats import parse_document
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SRT = (
     "1\n00:00:01,000 --> 00:00:03,500\nHello <i>there</i>.\n\n"
     "2\n00:00:03,600 --> 00:00:06,000 X1:100 X2:500 Y1:10 Y2:50\n- Is it?\n- Yes.\n\n"

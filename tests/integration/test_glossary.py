@@ -19,7 +19,7 @@ from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.report import result_to_dict
 from fitsub.units import char_length
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 _PLACEHOLDER = re.compile(r"\[\d+\][.,!?;:]*")
 
 

@@ -12,7 +12,7 @@ from factories import tiny_checkpoint
 from fitsub.cli import main
 from fitsub.formats import read_document
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def run(args: list[str]) -> int:

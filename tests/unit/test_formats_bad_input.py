@@ -18,7 +18,7 @@ from fitsub.formats import (
     write_document,
 )
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 BAD = DATA / "bad"
 OK = DATA / "ok"
 

@@ -1,6 +1,6 @@
 """System tier: tiny models trained here learn to produce the length they are asked for.
 
-The cyclic-copy task (tests/nmt_helpers.py) gives every source several correct outputs of
+The cyclic-copy task (tests/support/nmt_helpers.py) gives every source several correct outputs of
 different lengths, so only the length signal tells the model where to stop.
 """
 

@@ -24,7 +24,7 @@ WORDS = "cat dog house red blue big small runs eats sees the a man woman child t
 
 
 def write_toy(d: Path, n: int = 300, seed: int = 0) -> Path:
-    """English words -> each word reversed plus `o` (as tests/test_train.py)."""
+    """English words -> each word reversed plus `o` (as tests/integration/test_train.py)."""
     rng = random.Random(seed)
     src, tgt = [], []
     for _ in range(n):

@@ -33,7 +33,7 @@ from fitsub.pipeline import (
 from fitsub.report import result_to_dict
 from fitsub.units import char_length
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 class ScriptedBackend:

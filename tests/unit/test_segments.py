@@ -11,9 +11,9 @@ from fitsub.document import Document, Segment
 from fitsub.formats import parse_document, read_document, render_document, write_document
 from fitsub.markup import protect
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
-OK = Path(__file__).parent / "data" / "ok"
+OK = Path(__file__).resolve().parents[1] / "data" / "ok"
 
 
 def _fake_translate(doc: Document) -> Document:

@@ -3,7 +3,7 @@
 Each file is a seed document with one to three seeded-random mutations (byte flips, truncation,
 mixed line endings, BOMs, invalid UTF-8, huge numbers, odd ids, nested and broken tags, very
 long lines, whitespace-only lines, empty files, ...). `fitsub translate` runs on it with the toy
-backend of tests/doubles.py (`hardening_helpers.toy_model`: the CLI's own code path, no model).
+backend of tests/support/doubles.py (`hardening_helpers.toy_model`: the CLI's own code path, no model).
 Every run must end with exit 0 or 2, never a traceback or exit 1, within `SECONDS_PER_FILE`:
 
 - exit 0: the output reads back with every cue, id and timing of the input, the non-cue text
@@ -13,7 +13,7 @@ Every run must end with exit 0 or 2, never a traceback or exit 1, within `SECOND
 - always: the input is unchanged.
 
 `make test` runs `DEFAULT_FILES` files; `scripts/fuzz.sh N` runs N and prints the outcome per
-mutation (`python tests/test_fuzz.py N [SEED]`).
+mutation (`python tests/system/test_fuzz.py N [SEED]`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
 
 from hardening_helpers import cli, toy_model  # noqa: E402
 

@@ -48,7 +48,7 @@ from fitsub.lengthpred.training import (  # noqa: E402
 )
 
 Trained = tuple[LengthPredictor, dict[str, Any]]
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 WORDS = [
     "the", "cat", "dog", "sees", "a", "house", "big", "small", "runs", "home",
     "we", "go", "now", "and", "it", "is", "red", "blue", "long", "very",

@@ -21,7 +21,7 @@ from fitsub.formats import parse_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 DIALOGUE = """1
 00:00:01,000 --> 00:00:03,000
