@@ -200,8 +200,10 @@ def guess_legacy(data: bytes) -> tuple[str, float | None]:
     """The legacy encoding of bytes that are not UTF-8, and a confidence (rule 5, docstring)."""
     from charset_normalizer import from_bytes
 
-    results = from_bytes(data)
-    best = results.best()
+    # UTF-16 / UTF-32 without a byte-order mark are not legacy encodings: text in them would
+    # be written back with NUL bytes, which the reader rejects as binary (rule 2)
+    results = [r for r in from_bytes(data) if not r.encoding.startswith(("utf_16", "utf_32"))]
+    best = results[0] if results else None
     latin = best is None or _latin_letters(str(best))
     non_ascii = sum(1 for b in data if b > 127)
     if best is not None and not latin and non_ascii >= MIN_SCRIPT_BYTES:

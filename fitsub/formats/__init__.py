@@ -233,7 +233,8 @@ def write_document(doc: Document, path: Path, encoding: str | None = None) -> st
     """Write atomically (temp file in the same directory + rename); return the encoding used.
 
     Without `encoding` the document's own is used, or ``utf-8`` when that cannot hold the new
-    text (a cp1252 file whose translation has "♪", say). Refuses to overwrite the input file.
+    text (a cp1252 file whose translation has "♪", say) or is a guessed legacy encoding that
+    the new text would make read back as another. Refuses to overwrite the input file.
     """
     path = Path(path)
     if doc.path is not None and _same_file(doc.path, path):
@@ -259,7 +260,21 @@ def document_bytes(
     if encoding is None and not can_encode(text, chosen):
         chosen = FALLBACK_ENCODING
     bom = doc.bom and chosen == doc.encoding
-    return encode_text(text, chosen, path, bom=bom), chosen
+    data = encode_text(text, chosen, path, bom=bom)
+    if encoding is None and doc.detected_by == "detected" and not _reads_back(data, chosen):
+        # a guessed legacy encoding that the new text would make guessed otherwise (or read as
+        # broken UTF-8): the output would not read back as written, so it is written in UTF-8
+        chosen = FALLBACK_ENCODING
+        data = encode_text(text, chosen, path)
+    return data, chosen
+
+
+def _reads_back(data: bytes, encoding: str) -> bool:
+    """Whether `decode_bytes` detects `encoding` again for `data` (so reads it as written)."""
+    try:
+        return decode_bytes(data).encoding == encoding
+    except InputError:
+        return False
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -11,7 +11,10 @@ TOML front matter (between ``---`` / ``+++`` lines at the top, cut off before pa
 A text token becomes one segment without its surrounding spaces; a paragraph over several
 lines gives one segment per line (the line's prefix, such as ``> `` in a quote, stays in the
 gap). Text around a link or an emphasis is translated in parts ("Click", "the link", "to go on"):
-the structure is kept exactly, at some cost to the translation of that sentence.
+the structure is kept exactly, at some cost to the translation of that sentence. Likewise a
+text node is cut at markup characters it holds literally (``*``, ``_``, ``~``, backticks, ``<``,
+brackets, backslashes: "5 * 3"), which stay in the gaps: moved by a translation, they could
+pair up into emphasis or a link that the source did not have.
 
 markdown-it-py gives line ranges, not character offsets: each token is found in its block's
 lines by searching forward from the previous one. Where that fails (a construct whose source
@@ -36,6 +39,10 @@ from fitsub.markup import protect
 DEFAULT_GAPS = ("", "\n", "\n")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:.*?\n)??(?:\1|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"}
+# Markup characters that stayed literal text in the source ("5 * 3", "a<b", "[x]"): a
+# translation that moves them could pair them into emphasis, a code span, a link or a tag, so
+# a text token is cut at them and they stay in the gaps, where they are written back as read.
+_LITERAL_MARKUP = re.compile(r"[*_~`<\[\]\\]+")
 
 
 class _Lost(Exception):
@@ -146,6 +153,16 @@ def _text_spans(children: Sequence[Token], src: str, pos: int, end: int) -> list
     return spans
 
 
+def _cut_markup(src: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of `src[start:end]` between runs of `_LITERAL_MARKUP` characters."""
+    parts: list[tuple[int, int]] = []
+    for m in _LITERAL_MARKUP.finditer(src, start, end):
+        parts.append((start, m.start()))
+        start = m.end()
+    parts.append((start, end))
+    return parts
+
+
 def _trim(src: str, start: int, end: int) -> tuple[int, int]:
     while start < end and src[start].isspace():
         start += 1
@@ -174,7 +191,7 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             line = text.count("\n", 0, offset) + first + 1
             warnings.append(f"line {line}: text not located in the source; left untranslated")
             continue
-        for a, b in found:
+        for a, b in (piece for span in found for piece in _cut_markup(body, *span)):
             a, b = _trim(body, a, b)
             if a < b:
                 spans.append((offset + a, offset + b))
