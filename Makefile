@@ -24,7 +24,7 @@ lint: setup
 	$(BIN)/ruff format --check fitsub tests bench scripts
 
 typecheck: setup
-	$(BIN)/mypy fitsub
+	$(BIN)/mypy --strict fitsub
 
 # The tests in three tiers (pyproject's testpaths runs all three, fastest first):
 # unit (one module), integration (modules together, tiny models), system (the CLI end to end).

@@ -272,7 +272,7 @@ def _resume_state(cfg: DistillConfig, meta_path: Path, src: Path, tgt: Path) -> 
             raise InputError(tgt, "exists without a distillation record; remove it or use --out")
         return fresh
     try:
-        meta = json.loads(meta_path.read_text("utf-8"))
+        meta: dict[str, Any] = json.loads(meta_path.read_text("utf-8"))
         saved, done = meta["config"], int(meta["done"])
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise InputError(meta_path, f"unreadable distillation record: {err}") from None
