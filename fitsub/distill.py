@@ -45,7 +45,7 @@ import numpy as np
 from fitsub.backend import Request, TranslationBackend
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_text, read_text_lines
-from fitsub.nmt.lengths import NOISE_MODES
+from fitsub.nmt.config import NOISE_MODES
 from fitsub.units import char_length
 
 LENGTH_MODES = ("reference", "source", "none")

@@ -40,7 +40,6 @@ from fitsub.nmt.model import Transformer
 
 ARCH_KEY = "arch"  # ModelConfig.extra[ARCH_KEY] == "cmlm" marks a CMLM checkpoint
 CMLM_ARCH = "cmlm"
-ARCHS = ("ar", CMLM_ARCH, "levt")  # "levt": fitsub.nat.levt (LEVT_ARCH)
 
 
 def is_cmlm(cfg: ModelConfig) -> bool:

@@ -14,6 +14,8 @@ from fitsub.units import LengthUnit
 ENCODINGS = ("sinusoidal", "ldpe", "lrpe", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel")
 
 # `fitsub train --method` names -> (length token prepended to the source?, decoder encoding).
+ARCHS = ("ar", "cmlm", "levt")  # autoregressive; CMLM (fitsub.nat.model); LevT (fitsub.nat.levt)
+NOISE_MODES = ("symmetric", "positive")  # training-time length perturbation (fitsub.nmt.lengths)
 METHODS: dict[str, tuple[bool, str]] = {
     "baseline": (False, "sinusoidal"),
     "tok": (True, "sinusoidal"),

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -21,7 +21,10 @@ from fitsub.errors import InputError
 from fitsub.io import read_text_lines
 from fitsub.nmt.distributed import DistInfo, barrier
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.units import LengthUnit, char_length
+from fitsub.units import char_length
+
+if TYPE_CHECKING:
+    from fitsub.nmt.train_config import DataConfig
 
 _CORPUS_SPEC = re.compile(r"^([^:]+)(?::([0-9]*\.?[0-9]+))?$")
 
@@ -265,27 +268,6 @@ def drop_long(enc: Encoded, max_pieces: int) -> tuple[Encoded, int]:
 
 
 # ---- a run's data ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DataConfig:
-    """What preparing a training run's data needs (`fitsub.nmt.train.TrainConfig.data`)."""
-
-    out_dir: str  # where rank 0 writes the trained tokenizer (`spm.model`)
-    src_lang: str
-    tgt_lang: str
-    data_dir: str | None
-    corpora: list[str]
-    train_prefixes: list[str]
-    dev_prefix: str | None
-    dev_size: int
-    length_unit: LengthUnit
-    vocab_size: int
-    spm_sentences: int
-    max_pieces: int
-    min_ratio: float
-    max_ratio: float
-    seed: int
 
 
 @dataclass

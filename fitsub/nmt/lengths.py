@@ -17,8 +17,9 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
+from fitsub.nmt.config import NOISE_MODES
+
 LENGTH_TOKENS: tuple[str, str, str] = ("<short>", "<normal>", "<long>")
-NOISE_MODES = ("symmetric", "positive")
 
 
 def fit_thresholds(

@@ -10,10 +10,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from fitsub.errors import InputError
-from fitsub.nat.model import ARCHS
-from fitsub.nmt.config import METHODS, ModelConfig
-from fitsub.nmt.corpus import DataConfig
-from fitsub.nmt.lengths import NOISE_MODES
+from fitsub.nmt.config import ARCHS, METHODS, NOISE_MODES, ModelConfig
+from fitsub.units import LengthUnit
 
 PRECISIONS = ("auto", "bf16", "fp32")
 
@@ -33,6 +31,27 @@ _SAVED_ORDER = (
 def default_model() -> ModelConfig:
     """The model a run trains unless told otherwise (ModelConfig's defaults, 8,000 pieces)."""
     return ModelConfig(vocab_size=8000)
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """What preparing a training run's data needs (`fitsub.nmt.train.TrainConfig.data`)."""
+
+    out_dir: str  # where rank 0 writes the trained tokenizer (`spm.model`)
+    src_lang: str
+    tgt_lang: str
+    data_dir: str | None
+    corpora: list[str]
+    train_prefixes: list[str]
+    dev_prefix: str | None
+    dev_size: int
+    length_unit: LengthUnit
+    vocab_size: int
+    spm_sentences: int
+    max_pieces: int
+    min_ratio: float
+    max_ratio: float
+    seed: int
 
 
 @dataclass

@@ -38,6 +38,16 @@ def test_help_imports_no_model_code(args: list[str]) -> None:
     assert imported_by(args) == set()
 
 
+def test_train_help_imports_no_torch() -> None:
+    """`train --help` reads its defaults from the torch-free configs (`fitsub.nmt.config`,
+    `fitsub.nmt.train_config`) and imports nothing else of the model code."""
+    assert imported_by(["train", "--help"]) == {
+        "fitsub.nmt",
+        "fitsub.nmt.config",
+        "fitsub.nmt.train_config",
+    }
+
+
 def test_help_lists_every_command_with_its_docstring_summary(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
