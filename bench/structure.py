@@ -6,7 +6,7 @@ and the wall time of `fitsub --help` (median of 5 fresh processes).
 
 Two import graphs: the design graph counts every import in a module (inside functions and under
 `if TYPE_CHECKING:` too: a circle hidden by a deferred import is still a circle), the runtime
-graph only the imports that run when the module is imported. The structure test asserts the
+graph only the imports that run when the module is imported. tests/unit/test_structure.py asserts the
 design graph has no circle.
 """
 

@@ -1,0 +1,37 @@
+"""The package's shape (issue 16): no import circle, deferred and TYPE_CHECKING imports included,
+and no module over 400 lines. The figures come from bench/structure.py, which prints them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _structure() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("structure", ROOT / "bench" / "structure.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_circle_in_the_package() -> None:
+    s = _structure()
+    graph = s.import_graph(deferred=True)
+    assert "fitsub.pipeline" in graph and "fitsub.units" in graph["fitsub.pipeline.work"]
+    assert s.circles(graph) == []
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    s = _structure()
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert s.circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_over_400_lines() -> None:
+    longest = _structure().file_lengths()
+    assert len(longest) > 90
+    assert [(n, f) for n, f in longest if n > 400] == []
