@@ -77,20 +77,7 @@ def _find(src: str, needle: str, pos: int, end: int) -> int:
 def _skip_target(src: str, pos: int, end: int) -> int:
     """Past a link's ``(target "title")`` or ``[label]`` starting at `pos` (nothing: `pos`)."""
     if pos < end and src[pos] == "(":
-        depth, i = 0, pos
-        while i < end:
-            ch = src[i]
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
-        raise _Lost("(")
+        return _past_closing(src, pos + 1, end, "(", ")")
     if pos < end and src[pos] == "[":
         return _find(src, "]", pos, end) + 1
     return pos
@@ -98,20 +85,26 @@ def _skip_target(src: str, pos: int, end: int) -> int:
 
 def _close_bracket(src: str, pos: int, end: int) -> int:
     """Index just past the ``]`` closing a bracket opened before `pos` (nested ones skipped)."""
+    return _past_closing(src, pos, end, "[", "]")
+
+
+def _past_closing(src: str, pos: int, end: int, opening: str, closing: str) -> int:
+    """Index just past the `closing` that balances one `opening` already open before `pos`
+    (nested pairs skipped, backslash escapes honoured); none before `end`: `_Lost`."""
     depth, i = 1, pos
     while i < end:
         ch = src[i]
         if ch == "\\":
             i += 2
             continue
-        if ch == "[":
+        if ch == opening:
             depth += 1
-        elif ch == "]":
+        elif ch == closing:
             depth -= 1
             if depth == 0:
                 return i + 1
         i += 1
-    raise _Lost("]")
+    raise _Lost(opening)
 
 
 def _text_spans(children: Sequence[Token], src: str, pos: int, end: int) -> list[tuple[int, int]]:

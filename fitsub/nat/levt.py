@@ -54,6 +54,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from fitsub.nat.levt_oracle import edits
+from fitsub.nat.model import OnTransformer
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.loss import projected_nll
@@ -74,7 +75,7 @@ class LevTTerms:
     dele: Tensor
 
 
-class LevT(nn.Module):
+class LevT(OnTransformer):
     """Levenshtein Transformer over fitsub's Transformer (see the module docstring)."""
 
     def __init__(
@@ -99,25 +100,6 @@ class LevT(nn.Module):
     def plh_id(self) -> int:
         """The id that marks a placeholder in decoder inputs (unk, as fairseq)."""
         return self.cfg.unk_id
-
-    @property
-    def embed(self) -> nn.Embedding:
-        """The tied embedding / output projection."""
-        return self.base.embed
-
-    @property
-    def piece_chars(self) -> Tensor:
-        """(V,) characters each piece adds (specials 0); see `fitsub.nmt.tokenizer`."""
-        return self.base.piece_chars
-
-    @property
-    def leading_space(self) -> Tensor:
-        """(V,) 1 for pieces whose leading `▁` detokenisation strips at the start."""
-        return self.base.leading_space
-
-    def encode(self, src: Tensor) -> tuple[Tensor, Tensor]:
-        """src (B, S) -> memory (B, S, D), src_pad (B, S): the AR model's encoder."""
-        return self.base.encode(src)
 
     def decode_hidden(
         self,

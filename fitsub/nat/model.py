@@ -47,26 +47,11 @@ def is_cmlm(cfg: ModelConfig) -> bool:
     return cfg.extra.get(ARCH_KEY) == CMLM_ARCH
 
 
-class CMLM(nn.Module):
-    """Conditional masked language model over fitsub's Transformer (see the module docstring)."""
+class OnTransformer(nn.Module):
+    """A non-autoregressive student built on fitsub's Transformer (`self.base`): its encoder,
+    tied embedding and piece-length tables are the AR model's (CMLM here, `fitsub.nat.levt.LevT`)."""
 
-    def __init__(
-        self,
-        cfg: ModelConfig,
-        piece_chars: Sequence[int] | None = None,
-        leading_space: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__()
-        if cfg.length_unit != "subword":
-            raise ValueError("a CMLM counts its length encodings in pieces (length_unit subword)")
-        self.cfg = cfg
-        self.base = Transformer(cfg, piece_chars, leading_space)
-        self.mask_embed = nn.Parameter(torch.randn(cfg.d_model) * cfg.d_model**-0.5)
-
-    @property
-    def mask_id(self) -> int:
-        """The id that marks a masked position in decoder inputs (BOS; never a CMLM target)."""
-        return self.cfg.bos_id
+    base: Transformer
 
     @property
     def embed(self) -> nn.Embedding:
@@ -86,6 +71,28 @@ class CMLM(nn.Module):
     def encode(self, src: Tensor) -> tuple[Tensor, Tensor]:
         """src (B, S) -> memory (B, S, D), src_pad (B, S): the AR model's encoder."""
         return self.base.encode(src)
+
+
+class CMLM(OnTransformer):
+    """Conditional masked language model over fitsub's Transformer (see the module docstring)."""
+
+    def __init__(
+        self,
+        cfg: ModelConfig,
+        piece_chars: Sequence[int] | None = None,
+        leading_space: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__()
+        if cfg.length_unit != "subword":
+            raise ValueError("a CMLM counts its length encodings in pieces (length_unit subword)")
+        self.cfg = cfg
+        self.base = Transformer(cfg, piece_chars, leading_space)
+        self.mask_embed = nn.Parameter(torch.randn(cfg.d_model) * cfg.d_model**-0.5)
+
+    @property
+    def mask_id(self) -> int:
+        """The id that marks a masked position in decoder inputs (BOS; never a CMLM target)."""
+        return self.cfg.bos_id
 
     def decode_hidden(
         self, tgt: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None
