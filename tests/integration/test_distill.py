@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_helpers import translate_toy_srt
 
 from fitsub.backend import Candidate, Request
 from fitsub.cli import main
@@ -152,18 +153,8 @@ def test_distill_train_translate_eval_end_to_end(
     assert [e["step"] for e in evals if e["event"] == "eval"] == [20]
     assert run(["train", "--out", str(student), "--resume", "--max-steps", "24", "-q"]) == 0
 
-    srt = tmp_path / "toy.srt"
-    srt.write_text(
-        "1\n00:00:01,000 --> 00:00:02,000\nthe big dog runs\n\n"
-        "2\n00:00:03,000 --> 00:00:04,000\na small cat sees the red tree\n",
-        "utf-8",
-    )
-    report = tmp_path / "r.json"
-    code = run(
-        ["translate", str(srt), "--model", str(student / "best"), "--report", str(report), "-q"]
-    )
-    assert code == 0
-    data = json.loads(report.read_text())
+    code, data = translate_toy_srt(tmp_path, student / "best")
+    assert code == 0 and data is not None
     assert data["meta"]["model"].startswith("nat:") and (tmp_path / "toy.it.srt").is_file()
     rows = [r for r in data["segments"] if r["translated"]]
     assert rows and all(r["fits"] or not r["model_fits"] for r in rows)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_helpers import translate_toy_srt
 from factories import digit_tokenizer, tiny_config, word_texts, word_tokenizer
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -358,18 +359,8 @@ def test_distill_train_levt_translate_eval_end_to_end(
     assert [e["step"] for e in evals] == [8] and evals[0]["dev_loss"] > 0 and "dev_bleu" in evals[0]
     assert run(["train", "--out", str(student), "--resume", "--max-steps", "10", "-q"]) == 0
 
-    srt = tmp_path / "toy.srt"
-    srt.write_text(
-        "1\n00:00:01,000 --> 00:00:02,000\nthe big dog runs\n\n"
-        "2\n00:00:03,000 --> 00:00:04,000\na small cat sees the red tree\n",
-        "utf-8",
-    )
-    report = tmp_path / "r.json"
-    code = run(
-        ["translate", str(srt), "--model", str(student / "best"), "--report", str(report), "-q"]
-    )
-    assert code == 0, capsys.readouterr().err
-    data = json.loads(report.read_text())
+    code, data = translate_toy_srt(tmp_path, student / "best")
+    assert code == 0 and data is not None, capsys.readouterr().err
     assert data["meta"]["model"].startswith("nat:") and "levt" in data["meta"]["model"]
     assert (tmp_path / "toy.it.srt").is_file()
     rows = [r for r in data["segments"] if r["translated"]]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 from fitsub.cli import main
 
 
@@ -12,3 +16,18 @@ def run(args: list[str]) -> int:
     except SystemExit as exc:
         return int(exc.code or 0)
     return 0
+
+
+TOY_SRT = (
+    "1\n00:00:01,000 --> 00:00:02,000\nthe big dog runs\n\n"
+    "2\n00:00:03,000 --> 00:00:04,000\na small cat sees the red tree\n"
+)
+
+
+def translate_toy_srt(folder: Path, model: Path) -> tuple[int, dict[str, Any] | None]:
+    """`fitsub translate` of a two-cue toy SRT (FOLDER/toy.srt → toy.it.srt) with `model`: the
+    exit code and the `--report` JSON (None when nothing was written)."""
+    srt, report = folder / "toy.srt", folder / "r.json"
+    srt.write_text(TOY_SRT, "utf-8")
+    code = run(["translate", str(srt), "--model", str(model), "--report", str(report), "-q"])
+    return code, json.loads(report.read_text()) if report.is_file() else None
