@@ -126,6 +126,7 @@ _COLUMNS: list[tuple[str, Callable[[SettingMetrics], str | None]]] = [
     ("CPL %", lambda m: _pct(m.subtitle.cpl) if m.subtitle else None),
     ("lines %", lambda m: _pct(m.subtitle.lines) if m.subtitle else None),
     ("CPS %", lambda m: _pct(m.subtitle.cps) if m.subtitle else None),
+    ("seg/s", lambda m: _num(m.segments_per_s, 1)),
 ]
 
 

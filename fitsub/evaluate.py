@@ -8,6 +8,7 @@ in `fitsub.metrics`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -197,7 +198,7 @@ class _ModelRun:
         """Each setting's row on one test set (by the setting's index); the unconstrained
         translation made once and scored under every ratio."""
         assert data.srcs is not None
-        unconstrained: list[str] | None = None
+        unconstrained: tuple[list[str], float] | None = None
         rows: dict[int, Row] = {}
         for si, setting in settings.items():
             label = f"{data.name}: {setting.name}" if self.several_sets else setting.name
@@ -205,22 +206,24 @@ class _ModelRun:
             if setting.policy != "source" and asked is None:
                 raise InputError(None, f"setting {setting.name}: no length predictor")
             if setting.mode == "unconstrained" and unconstrained is not None:
-                outs = unconstrained
+                outs, seconds = unconstrained
             else:
+                start = time.perf_counter()
                 outs = translate_all(
                     self.backend, setting, data.srcs, self.batch_size, self.progress, label, asked
                 )
+                seconds = time.perf_counter() - start
                 if setting.mode == "unconstrained":
-                    unconstrained = outs
+                    unconstrained = outs, seconds
             requested = None
             if asked is not None and setting.mode != "unconstrained":
                 requested = [
                     setting.request(s, n).target_chars or 0
                     for s, n in zip(data.srcs, asked, strict=True)
                 ]
-            rows[si] = score_row(
-                data, setting, outs, self.options, self.counter, requested=requested
-            )
+            row = score_row(data, setting, outs, self.options, self.counter, requested=requested)
+            speed = len(data.srcs) / seconds if seconds > 0 else None
+            rows[si] = replace(row, metrics=replace(row.metrics, segments_per_s=speed))
         return rows
 
 

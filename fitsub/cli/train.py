@@ -31,6 +31,7 @@ SIZES: dict[str, tuple[int, int, int, int, int]] = {
     "small": (256, 4, 3, 3, 1024),
     "base": (512, 8, 6, 6, 2048),
 }
+_LAYERS = re.compile(r"^\s*([0-9]+)\s*(?:\+\s*([0-9]+))?\s*$")
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([smhd]?)\s*$")
 _UNIT_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
@@ -113,8 +114,10 @@ def train_cmd(
     d_model: int | None = typer.Option(
         None, "--d-model", help="Override the preset's model width."
     ),
-    layers: int | None = typer.Option(
-        None, "--layers", help="Override encoder and decoder layers."
+    layers: str | None = typer.Option(
+        None,
+        "--layers",
+        help="Override the preset's layers: N (encoder and decoder), or ENC+DEC (e.g. 6+2).",
     ),
     dropout: float = typer.Option(_D.model.dropout, "--dropout", help="Dropout."),
     vocab_size: int = typer.Option(
@@ -158,6 +161,11 @@ def train_cmd(
         "--keep-checkpoints",
         min=0,
         help="Keep the last N evaluated weights in OUT/steps for `fitsub average` (0: none).",
+    ),
+    dedupe: bool = typer.Option(
+        _D.dedupe,
+        "--dedupe/--no-dedupe",
+        help="Drop repeated pairs and retranslations of a source that add no length variety.",
     ),
     bleu_sentences: int = typer.Option(
         _D.bleu_sentences,
@@ -213,7 +221,7 @@ def train_cmd(
             max_steps=max_steps, max_epochs=max_epochs,
             max_time=None if max_time is None else parse_duration(max_time),
             log_every=log_every, eval_every=eval_every, patience=patience,
-            keep_checkpoints=keep_checkpoints,
+            keep_checkpoints=keep_checkpoints, dedupe=dedupe,
             bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
             threads=threads, device=device, resume=resume,
         )  # fmt: skip
@@ -226,17 +234,25 @@ def train_cmd(
 
 
 def model_shape(
-    size: str, d_model: int | None, layers: int | None
+    size: str, d_model: int | None, layers: str | None
 ) -> tuple[int, int, int, int, int]:
     """(d_model, heads, encoder layers, decoder layers, feed-forward size) of `--size`, with
-    `--d-model` (feed-forward 4 × d_model) and `--layers` over the preset."""
+    `--d-model` (feed-forward 4 × d_model, 64 dimensions per head) and `--layers` (N, or ENC+DEC:
+    a deep encoder and a shallow decoder, Kasai et al. 2021) over the preset."""
     if size not in SIZES:
         raise InputError(None, f"unknown --size {size!r}; choose from {', '.join(SIZES)}")
     d, heads, enc, dec, ff = SIZES[size]
     if d_model is not None:
-        d, ff = d_model, 4 * d_model
+        if d_model < 64 or d_model % 64:
+            raise InputError(None, f"must be a multiple of 64, got {d_model}", setting="d_model")
+        d, heads, ff = d_model, d_model // 64, 4 * d_model
     if layers is not None:
-        enc = dec = layers
+        m = _LAYERS.match(layers)
+        if m is None or int(m.group(1)) < 1 or int(m.group(2) or m.group(1)) < 1:
+            raise InputError(
+                None, f"must be N or ENC+DEC (e.g. 6+2), got {layers!r}", setting="layers"
+            )
+        enc, dec = int(m.group(1)), int(m.group(2) or m.group(1))
     return d, heads, enc, dec, ff
 
 
@@ -295,7 +311,8 @@ class _Display:
             f = r.filtered
             say(
                 f"data: {r.train_pairs} training pairs, {r.dev_pairs} dev ({r.dev_from}); "
-                f"dropped {f['empty']} empty, {f['too_long']} too long, {f['ratio']} bad ratio, "
+                f"dropped {f.get('duplicate', 0)} repeated, "
+                f"{f.get('same_length', 0)} same-length retranslations, {f['empty']} empty, {f['too_long']} too long, {f['ratio']} bad ratio, "
                 f"{f['too_many_pieces']} over the piece limit"
             )
             t_short, t_long = ev.thresholds

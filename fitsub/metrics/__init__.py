@@ -115,6 +115,7 @@ class SettingMetrics:
     buckets: tuple[BucketResult, ...] | None = None
     subtitle: SubtitleCompliance | None = None
     notes: tuple[str, ...] = ()
+    segments_per_s: float | None = None  # decoding speed (set by `fitsub eval` for model runs)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (nested results as dicts, None kept)."""
@@ -137,6 +138,7 @@ class SettingMetrics:
             d[key] = None if value is None else value.to_dict()
         d["buckets"] = None if self.buckets is None else [b.to_dict() for b in self.buckets]
         d["notes"] = list(self.notes)
+        d["segments_per_s"] = self.segments_per_s
         return d
 
 

@@ -1,5 +1,5 @@
-"""Parallel corpora for training: reading, filtering, a dev split by source, encoding, and the
-whole preparation of a run's data (`prepare_data`, from a `DataConfig`).
+"""Parallel corpora for training: reading, deduplication, filtering, a dev split by source,
+encoding (a run's whole preparation of them is `fitsub.nmt.run_data.prepare_data`).
 
 Sentences are read once and encoded once into flat numpy arrays (ids + offsets); batches of
 them are `fitsub.nmt.batches`'. Nothing here runs Python per token.
@@ -8,23 +8,17 @@ them are `fitsub.nmt.batches`'. Nothing here runs Python per token.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from fitsub.errors import InputError
 from fitsub.io import read_text_lines
-from fitsub.nmt.distributed import DistInfo, barrier
-from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.units import char_length
-
-if TYPE_CHECKING:
-    from fitsub.nmt.train_config import DataConfig
 
 _CORPUS_SPEC = re.compile(r"^([^:]+)(?::([0-9]*\.?[0-9]+))?$")
 
@@ -92,9 +86,17 @@ def upsample(corpus: Corpus, weight: float, rng: np.random.Generator) -> Corpus:
 
 
 def load_data_dir(
-    data_dir: Path, src_lang: str, tgt_lang: str, specs: Sequence[str], seed: int
+    data_dir: Path,
+    src_lang: str,
+    tgt_lang: str,
+    specs: Sequence[str],
+    seed: int,
+    dropped: dict[str, int] | None = None,
 ) -> tuple[Corpus, dict[str, int]]:
-    """Read the corpora of `data_dir` (all, or those `specs` name, weighted); sizes by stem."""
+    """Read the corpora of `data_dir` (all, or those `specs` name, weighted); sizes by stem.
+
+    With `dropped` (a dict of counts to add to), each corpus is deduplicated (`dedupe`) before
+    its weight repeats it."""
     available = find_corpora(data_dir, src_lang, tgt_lang)
     chosen = [parse_corpus_spec(s) for s in specs] if specs else [(n, 1.0) for n in available]
     rng = np.random.default_rng(seed)
@@ -102,10 +104,51 @@ def load_data_dir(
     for name, weight in chosen:
         if name not in available:
             raise InputError(data_dir, f"no corpus {name!r}; available: {', '.join(available)}")
-        part = upsample(read_parallel(*available[name]), weight, rng)
+        part = read_parallel(*available[name])
+        if dropped is not None:
+            part = count_into(dedupe(part), dropped)
+        part = upsample(part, weight, rng)
         sizes[name] = len(part)
         out.extend(part)
     return out, sizes
+
+
+def dedupe(corpus: Corpus, min_gap: float = 0.1) -> tuple[Corpus, dict[str, int]]:
+    """Drop repeated pairs, and the further translations of a source that add no length variety.
+
+    A source's first translation is kept; another one only when its length differs from each
+    kept translation's by more than `min_gap` of the longer and more than 2 characters (Tatoeba
+    has up to a dozen translations of one sentence, many differing only in gender or a pronoun:
+    they repeat the sentence without teaching the length control that it can be said shorter or
+    longer). Pairs are compared with their outer spaces stripped. Returns the kept pairs (in
+    their order) and the counts dropped: `duplicate`, `same_length`.
+    """
+    seen: set[tuple[str, str]] = set()
+    lengths: dict[str, list[int]] = {}
+    keep: list[int] = []
+    counts = {"duplicate": 0, "same_length": 0}
+    for i, (s, t) in enumerate(zip(corpus.src, corpus.tgt, strict=True)):
+        key = (s.strip(), t.strip())
+        if key in seen:
+            counts["duplicate"] += 1
+            continue
+        seen.add(key)
+        n = char_length(key[1])
+        kept = lengths.setdefault(key[0], [])
+        if any(abs(n - m) <= max(2.0, min_gap * max(n, m)) for m in kept):
+            counts["same_length"] += 1
+            continue
+        kept.append(n)
+        keep.append(i)
+    return corpus.take(keep), counts
+
+
+def count_into(result: tuple[Corpus, dict[str, int]], into: dict[str, int]) -> Corpus:
+    """The corpus of a (corpus, counts) result, its counts added to `into`."""
+    corpus, counts = result
+    for key, n in counts.items():
+        into[key] = into.get(key, 0) + n
+    return corpus
 
 
 def read_prefix(prefix: str, src_lang: str, tgt_lang: str) -> Corpus:
@@ -265,99 +308,3 @@ def drop_long(enc: Encoded, max_pieces: int) -> tuple[Encoded, int]:
     keep = np.flatnonzero((enc.src_lens <= max_pieces) & (enc.tgt_lens <= max_pieces))
     keep = keep[(enc.src_lens[keep] > 0) & (enc.tgt_lens[keep] > 0)]
     return enc.subset(keep), len(enc) - len(keep)
-
-
-# ---- a run's data ---------------------------------------------------------------------------------
-
-
-@dataclass
-class DataReport:
-    """What preparing the data did: pairs per corpus, pairs dropped by each filter, the sizes."""
-
-    corpora: dict[str, int]  # training pairs per corpus (after weighting)
-    filtered: dict[str, int]  # dropped: empty, too_long, ratio, too_many_pieces
-    dev_from: str = ""  # "held out by source" or the --dev prefix
-    char_length_mismatch: int | None = None  # char unit: targets whose pieces miscount
-    train_pairs: int = 0
-    dev_pairs: int = 0
-    tgt_pieces: int = 0  # target pieces of the training pairs
-
-
-@dataclass
-class Prepared:
-    """The encoded training and dev data, the tokenizer, and what filtering did."""
-
-    tokenizer: Tokenizer
-    train: Encoded
-    dev: Encoded
-    dev_text: Corpus
-    report: DataReport
-
-
-def read_corpora(cfg: DataConfig) -> tuple[Corpus, Corpus | None, dict[str, int]]:
-    """Training pairs (all sources together), the dev pairs when given, pairs per corpus."""
-    train, sizes = Corpus(), dict[str, int]()
-    if cfg.data_dir:
-        part, sizes = load_data_dir(
-            Path(cfg.data_dir), cfg.src_lang, cfg.tgt_lang, cfg.corpora, cfg.seed
-        )
-        train.extend(part)
-    for prefix in cfg.train_prefixes:
-        part = read_prefix(prefix, cfg.src_lang, cfg.tgt_lang)
-        sizes[Path(prefix).name] = len(part)
-        train.extend(part)
-    dev = read_prefix(cfg.dev_prefix, cfg.src_lang, cfg.tgt_lang) if cfg.dev_prefix else None
-    return train, dev, sizes
-
-
-def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -> Prepared:
-    """Read, filter, split, (train a tokenizer,) encode. Every rank gets the same result."""
-    raw, dev, sizes = read_corpora(cfg)
-    train, dropped = filter_pairs(raw, cfg.min_ratio, cfg.max_ratio, max_chars=20 * cfg.max_pieces)
-    report = DataReport(sizes, dropped)
-    if dev is None:
-        train, dev = split_by_source(train, cfg.dev_size, cfg.seed)
-        report.dev_from = "held out by source"
-    else:
-        dev, _ = filter_pairs(dev, 0.0, math.inf, max_chars=20 * cfg.max_pieces)
-        report.dev_from = str(cfg.dev_prefix)
-    if len(train) == 0:
-        raise InputError(cfg.data_dir or cfg.train_prefixes[0], "no usable training pairs left")
-    if tokenizer is None:
-        tokenizer = _shared_tokenizer(cfg, train, info)
-    pc = np.asarray(tokenizer.piece_chars(), dtype=np.int64)
-    lead = np.asarray(tokenizer.leading_space(), dtype=np.int64)
-    enc = encode_corpus(tokenizer, train, cfg.length_unit, pc, lead)
-    if cfg.length_unit == "char":  # pieces' characters vs the text's (SentencePiece normalises)
-        text_chars = np.fromiter((char_length(t) for t in train.tgt), np.int64, len(train))
-        report.char_length_mismatch = int((text_chars != enc.tgt_units).sum())
-    enc, n_long = drop_long(enc, cfg.max_pieces)
-    dev_enc = encode_corpus(tokenizer, dev, cfg.length_unit, pc, lead)
-    keep = np.flatnonzero(
-        (dev_enc.src_lens <= cfg.max_pieces) & (dev_enc.tgt_lens <= cfg.max_pieces)
-    )
-    dev_enc, dev_text = dev_enc.subset(keep), dev.take(keep)
-    report.filtered["too_many_pieces"] = n_long
-    report.train_pairs, report.dev_pairs = len(enc), len(dev_enc)
-    report.tgt_pieces = int(enc.tgt_lens.sum())
-    return Prepared(tokenizer, enc, dev_enc, dev_text, report)
-
-
-def _shared_tokenizer(cfg: DataConfig, train: Corpus, info: DistInfo) -> Tokenizer:
-    """Rank 0 trains SentencePiece on a sample of the training pairs; the others load its file."""
-    out = Path(cfg.out_dir)
-    path = out / "spm.model"
-    if info.is_main:
-        rng = np.random.default_rng(cfg.seed)
-        n = min(len(train), cfg.spm_sentences)
-        pick = np.sort(rng.choice(len(train), size=n, replace=False))
-        texts = [train.src[i] for i in pick] + [train.tgt[i] for i in pick]
-        tok = Tokenizer.train(
-            texts, cfg.vocab_size, langs=(cfg.src_lang, cfg.tgt_lang), seed=cfg.seed
-        )
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = out / ".spm.model.tmp"
-        tok.save(tmp)
-        os.replace(tmp, path)
-    barrier(info)
-    return Tokenizer.load(path)

@@ -97,7 +97,10 @@ def _search(
     live = torch.arange(B, device=dev) * K  # (n,) the slot of each row
     srcs = torch.arange(B, device=dev)  # (B',) the sources still searching
     row_src = srcs  # (n,) the source of each row
-    cache = model.new_cache(max_len + 1)
+    # room for about as many pieces as the source has; the cache doubles when a search runs past
+    # it (sized for max_len, a char-unit request's max_len of ~chars + 10 held 3-4x the rows'
+    # need: most of the decoder's memory)
+    cache = model.new_cache(min(max_len + 1, src.size(1) + 16))
     pad = src_pad  # (n, S) the source padding of each row
     steps = 0
     for t in range(max_len):

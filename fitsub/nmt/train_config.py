@@ -52,6 +52,7 @@ class DataConfig:
     min_ratio: float
     max_ratio: float
     seed: int
+    dedupe: bool = True  # fitsub.nmt.corpus.dedupe, per corpus
 
 
 @dataclass
@@ -74,6 +75,7 @@ class TrainConfig:
     max_pieces: int = 200  # per sentence and side
     min_ratio: float = 1 / 3
     max_ratio: float = 3.0
+    dedupe: bool = True  # drop repeated pairs and same-length retranslations (corpus.dedupe)
     # optimisation
     max_tokens: int = 8192  # padded source + target tokens per batch
     update_freq: int = 1  # batches accumulated per update
@@ -121,11 +123,13 @@ class TrainConfig:
         """Rebuild from `to_dict()` output (unknown keys are ignored)."""
         known = {f.name for f in fields(cls)} - {"model"}
         model = replace(default_model(), **{k: d[k] for k in MODEL_FIELDS if k in d})
-        return cls(model=model, **{k: v for k, v in d.items() if k in known})
+        own = {k: v for k, v in d.items() if k in known}
+        own.setdefault("dedupe", False)  # runs saved before deduplication existed resume without
+        return cls(model=model, **own)
 
     @property
     def data(self) -> DataConfig:
-        """What preparing this run's data needs (`fitsub.nmt.corpus.prepare_data`)."""
+        """What preparing this run's data needs (`fitsub.nmt.run_data.prepare_data`)."""
         m = self.model
         return DataConfig(
             out_dir=self.out_dir, src_lang=m.src_lang, tgt_lang=m.tgt_lang,
@@ -133,7 +137,7 @@ class TrainConfig:
             dev_prefix=self.dev_prefix, dev_size=self.dev_size, length_unit=m.length_unit,
             vocab_size=m.vocab_size, spm_sentences=self.spm_sentences,
             max_pieces=self.max_pieces, min_ratio=self.min_ratio, max_ratio=self.max_ratio,
-            seed=self.seed,
+            seed=self.seed, dedupe=self.dedupe,
         )  # fmt: skip
 
     def validate(self) -> None:

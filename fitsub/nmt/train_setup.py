@@ -16,10 +16,11 @@ from fitsub.nat.levt import LevT
 from fitsub.nat.model import CMLM
 from fitsub.nmt.checkpoint import build_model, load_checkpoint
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.corpus import Prepared, piece_lengths_in_chars, prepare_data
+from fitsub.nmt.corpus import piece_lengths_in_chars
 from fitsub.nmt.distributed import DistInfo, barrier
 from fitsub.nmt.lengths import fit_thresholds
 from fitsub.nmt.model import Transformer
+from fitsub.nmt.run_data import Prepared, prepare_data
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.nmt.train_config import TrainConfig
 from fitsub.nmt.trainstate import TrainState, load_optimizer_state, recover

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,6 +82,7 @@ def test_hyp_mode_writes_json_and_markdown(
     # LC: 26 vs 17 fails; 10-char source complies; 16 vs 19: 30 > 19 fails.
     assert metrics["lc"]["passed"] == 1
     assert metrics["lr_src_subwords"] is None
+    assert metrics["segments_per_s"] is None  # nothing decoded: no speed
     text = md.read_text(encoding="utf-8")
     assert text.startswith("| setting | n | BLEU |")
     assert "| hyp | 3 |" in text
@@ -269,6 +271,7 @@ class TableBackend:
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         table = dict(zip(SRC, HYP, strict=True))
+        time.sleep(0.05)  # a measurable decoding time per batch (eval reports segments/s)
         return [[Candidate(table[r.text][: r.max_chars], -1.0)] for r in requests]
 
 
@@ -316,6 +319,8 @@ def test_model_mode_translates_every_setting(
     assert names == ["m1/unconstrained@0.9", "m1/hard@0.9", "m2/unconstrained@0.9", "m2/hard@0.9"]
     assert rows[1]["metrics"]["fit"]["rate"] == 1.0  # cut to floor(0.9 × source chars)
     assert rows[0]["metrics"]["fit"]["passed"] == 1  # only "buongiorno a tutti" fits 20
+    # decoding speed: 3 segments in one batch of at least 0.05 s
+    assert all(0 < r["metrics"]["segments_per_s"] <= 3 / 0.05 for r in rows)
     assert "m2/hard@0.9" in capsys.readouterr().out
 
 

@@ -174,3 +174,32 @@ def test_shards_are_disjoint_and_equal_in_count() -> None:
     assert [len(x) for x in shards] == [3, 3, 3]
     seen = [int(b[0]) for sh in shards for b in sh]
     assert len(set(seen)) == 9
+
+
+def test_dedupe_keeps_length_variety_only() -> None:
+    c = D.Corpus(
+        ["I'm tired.", "I'm tired.", "I'm tired. ", "I'm tired.", "I'm tired.", "Go."],
+        ["Sono stanco.", "Sono stanca.", "Sono stanco.", "Io sono stanco.", "Sono stanco.", "Vai."],
+    )
+    kept, counts = D.dedupe(c)
+    # "Sono stanca." has the kept one's length (12); "Io sono stanco." (15) is 3 longer: kept;
+    # the third and fifth repeat the first pair (outer spaces stripped)
+    assert list(zip(kept.src, kept.tgt, strict=True)) == [
+        ("I'm tired.", "Sono stanco."),
+        ("I'm tired.", "Io sono stanco."),
+        ("Go.", "Vai."),
+    ]
+    assert counts == {"duplicate": 2, "same_length": 1}
+    # 10 % of the longer: 40 vs 44 characters is not variety, 40 vs 45 is
+    long = D.Corpus(["s"] * 3, ["x" * 40, "x" * 44, "x" * 45])
+    assert [len(t) for t in D.dedupe(long)[0].tgt] == [40, 45]
+
+
+def test_data_dir_dedupes_each_corpus_before_its_weight(tmp_path: Path) -> None:
+    write_pair(tmp_path, "rep", D.Corpus(["Hello there."] * 2, ["Ciao a te."] * 2))
+    dropped: dict[str, int] = {}
+    both, sizes = D.load_data_dir(tmp_path, "en", "it", ["rep:3"], seed=0, dropped=dropped)
+    assert sizes == {"rep": 3} and both.tgt == ["Ciao a te."] * 3
+    assert dropped == {"duplicate": 1, "same_length": 0}
+    plain, sizes = D.load_data_dir(tmp_path, "en", "it", ["rep:3"], seed=0)
+    assert sizes == {"rep": 6}  # without `dropped`: read as it is
