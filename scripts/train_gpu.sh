@@ -46,9 +46,13 @@ threads=()
 "${launch[@]}" train --out "$run" "${resume[@]}" --data "$DATA/train" "${args[@]}" \
   --src en --tgt "$LANG_" "${dev[@]}" --d-model 512 --layers 6+2 --method ldpe+pe --noise 4 \
   --length-dropout 0.2 --length-unit char --vocab-size 8000 --max-tokens "${MAX_TOKENS:-32768}" \
-  --lr 0.0015 --warmup 1000 --eval-every 500 --bleu-sentences 500 --patience 0 --seed 1 \
+  --lr 0.0015 --warmup "${WARMUP:-1000}" --eval-every "${EVAL_EVERY:-500}" --bleu-sentences 500 --patience 0 --seed 1 \
   --keep-checkpoints 5 --device "$DEVICE" "${threads[@]}" --max-time "${MINUTES}m"
-mapfile -t kept < <(ls -d "$run"/steps/step-* | tail -5)
-$FITSUB average "${kept[@]}" --out "$run/avg" --dtype float32 --force
-$FITSUB export "$run/avg" "$run/export" --dtype float16 --force
+mapfile -t kept < <(ls -d "$run"/steps/step-* 2>/dev/null | tail -5)
+best="$run/best"
+if [[ ${#kept[@]} -ge 2 ]]; then
+  $FITSUB average "${kept[@]}" --out "$run/avg" --dtype float32 --force
+  best="$run/avg"
+fi
+$FITSUB export "$best" "$run/export" --dtype float16 --force
 echo "model: $run/export (evaluate it beside $run/best before shipping it as models/en-$LANG_)"

@@ -20,6 +20,11 @@ markdown-it-py gives line ranges, not character offsets: each token is found in 
 lines by searching forward from the previous one. Where that fails (a construct whose source
 differs from its token, such as a code span over two lines), the block's remaining text is left
 untranslated and a warning names its line: never a wrong splice.
+
+A translation is plain text: `escape_translation` backslash-escapes what Markdown would read as
+markup in it (a model writing "*", "[", "<", or "- ", "# ", "1. " where a line starts) so that the
+written file has the source's structure and shows the translation's characters. Left alone: a
+"|" a model writes into a table cell would add a column.
 """
 
 from __future__ import annotations
@@ -43,6 +48,38 @@ _EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_
 # translation that moves them could pair them into emphasis, a code span, a link or a tag, so
 # a text token is cut at them and they stay in the gaps, where they are written back as read.
 _LITERAL_MARKUP = re.compile(r"[*_~`<\[\]\\]+")
+
+
+# In a translation: the characters the reader cuts text at (they open emphasis, code, links and
+# tags), an entity ("&amp;"), and, at the start of a line, what opens a block: a heading, quote,
+# list item or setext underline.
+_INLINE_ACTIVE = re.compile(r"[*_~`<\[\]\\]|&(?=#?\w+;)")
+_BLOCK_START = re.compile(
+    r"\A([ \t]*)(#{1,6}(?=[ \t]|\Z)|>|[-+*](?=[ \t]|\Z)|\d{1,9}(?=[.)]([ \t]|\Z))|[=-]+[ \t]*\Z)"
+)
+# What may stand before a text node on its line for that node to open a block: nothing, or
+# block prefixes (indentation, quote markers, list markers).
+_LINE_PREFIX = re.compile(r"(?:\A|\n)(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])?[ \t]*)*\Z")
+
+
+def escape_translation(text: str, line_start: bool) -> str:
+    """`text` (a translation) with its Markdown-active characters backslash-escaped, so that it
+    reads back as the same plain text with no emphasis, code, link or tag the source did not
+    have; at a line's start (`line_start`) also a leading block marker ("# ", "> ", "- ",
+    "1. "). CommonMark lets any ASCII punctuation be escaped; the backslashes do not show."""
+    out = _INLINE_ACTIVE.sub(lambda m: "\\" + m.group(0), text)
+    m = _BLOCK_START.match(out) if line_start else None
+    if m is None:
+        return out
+    lead, marker = m.group(1), m.group(2)
+    if marker[0].isdigit():  # "1." / "1)": escape the delimiter after the number
+        return lead + marker + "\\" + out[m.end() :]
+    return lead + "\\" + out[len(lead) :]
+
+
+def opens_line(gap_before: str) -> bool:
+    """Whether a text node after `gap_before` starts its line's content (a block could open)."""
+    return _LINE_PREFIX.search(gap_before) is not None
 
 
 class _Lost(Exception):

@@ -15,6 +15,7 @@ from typing import TypeVar
 from fitsub.budget import Budget
 from fitsub.document import Document
 from fitsub.flags import Flag, segment_flags, words
+from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
@@ -94,8 +95,13 @@ def _in_order(by_turn: dict[int, T]) -> list[T]:
     return [by_turn[t] for t in sorted(by_turn)]
 
 
-def _output_text(prot: Protected, turns: list[str], doc: Document, opts: TranslateOptions) -> str:
-    """A cue's new text: its turns, reflowed into the slot unless a dialogue, markup restored."""
+def _output_text(
+    prot: Protected, turns: list[str], doc: Document, opts: TranslateOptions, line_start: bool
+) -> str:
+    """A cue's new text: its turns, reflowed into the slot unless a dialogue, markup restored
+    (in Markdown, the translation's own markup characters escaped first)."""
+    if doc.format == "markdown":
+        turns = [escape_translation(t, line_start) for t in turns]
     if prot.is_dialogue:
         return prot.restore_turns(turns)
     room = line_room(prot, opts.limits)
@@ -150,7 +156,8 @@ def assemble(
             new_texts.append(seg.text)
             results.append(SegmentResult(i, seg.id, seg.text, None, seg.text))
             continue
-        new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts))
+        line_start = doc.format == "markdown" and opens_line(doc.gaps[i] if doc.gaps else "")
+        new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
         results.append(_result(i, p, prot, got))
     flagged = flag_segments(results, known)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))

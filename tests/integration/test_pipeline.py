@@ -181,3 +181,20 @@ def test_when_every_fitted_candidate_cuts_a_word_the_shortest_whole_one_is_flagg
     assert [f.name for f in r.flags] == ["over-budget"]
     assert r.unconstrained == "Questo palazzo fu costruito nel 1652."  # the comparison: the best
     assert "costit" not in render_document(result.document)
+
+
+def test_markdown_markup_a_model_writes_is_escaped_not_obeyed() -> None:
+    from markdown_it import MarkdownIt
+
+    source = "# Title\n\nA plain paragraph here.\n\n- one item\n"
+    doc = parse_document(source, "markdown")
+    said = "- *tutto* [qui](x) <b>1. # & &amp; |"
+    backend = _Scripted([said] * 5, [said] * 5)
+    result = translate_document(doc, backend, _opts(ratio=9.0, compare=False))
+    written = render_document(result.document)
+    md = MarkdownIt("commonmark").enable("table").enable("strikethrough")
+    kinds = [t.type for t in md.parse(written)]
+    assert kinds == [t.type for t in md.parse(source)]  # no list, emphasis, link or tag added
+    # each block shows the model's characters as they were, escapes rendered away
+    inline = [t for t in md.parse(written) if t.type == "inline"]
+    assert ["".join(c.content for c in tok.children or []) for tok in inline] == [said] * 3

@@ -30,3 +30,14 @@ def test_bad_shapes_name_the_option(d_model: int | None, layers: str | None, set
 def test_durations() -> None:
     assert parse_duration("90m") == 5400.0 and parse_duration("1.5h") == 5400.0
     assert parse_duration("30") == 30.0
+
+
+def test_deduplication_is_on_for_new_runs_and_off_for_runs_saved_before_it() -> None:
+    from fitsub.nmt.train_config import TrainConfig
+
+    new = TrainConfig.from_options(out_dir="runs/x")
+    assert new.dedupe and new.data.dedupe
+    saved = new.to_dict()
+    assert TrainConfig.from_dict(saved).dedupe  # saved with the field: kept
+    del saved["dedupe"]  # a run saved before deduplication existed resumes on the same data
+    assert not TrainConfig.from_dict(saved).data.dedupe
