@@ -221,14 +221,15 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
 def read_pairs(
     data: Path | None, corpus: list[str], prefixes: list[str], src: str, tgt: str, seed: int
 ) -> Corpus:
-    """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`)."""
-    from fitsub.nmt.corpus import load_data_dir, read_prefix
+    """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`), each
+    corpus deduplicated as for fitsub's own models (`fitsub.nmt.corpus.dedupe`)."""
+    from fitsub.nmt.corpus import count_into, dedupe, load_data_dir, read_prefix
 
-    pairs = Corpus()
+    pairs, dropped = Corpus(), dict[str, int]()
     if data is not None:
-        pairs.extend(load_data_dir(data, src, tgt, corpus, seed)[0])
+        pairs.extend(load_data_dir(data, src, tgt, corpus, seed, dropped)[0])
     for prefix in prefixes:
-        pairs.extend(read_prefix(prefix, src, tgt))
+        pairs.extend(count_into(dedupe(read_prefix(prefix, src, tgt)), dropped))
     if data is None and not prefixes:
         raise InputError(None, "fine-tuning needs training data: --data DIR or --train PREFIX")
     return pairs

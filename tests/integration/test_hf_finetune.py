@@ -120,3 +120,14 @@ def test_pe_methods_need_sinusoidal_positions(tmp_path: Path) -> None:
         finetune(cfg, Corpus(["the dog"], ["il cane"]))
     with pytest.raises(InputError, match="cannot fine-tune"):
         finetune(FinetuneConfig(base=str(m2m), out_dir=str(tmp_path), method="abs"), Corpus())
+
+
+def test_fine_tuning_pairs_are_deduplicated_like_fitsub_training(tmp_path: Path) -> None:
+    from fitsub.hf.finetune import read_pairs
+
+    (tmp_path / "a.en").write_text("Hi there.\nHi there.\nHi there.\nGo.\n", encoding="utf-8")
+    (tmp_path / "a.it").write_text("Ciao a te.\nCiao a te.\nSalve a lei.\nVai.\n", encoding="utf-8")
+    # the repeat and the same-length retranslation go, from --data and from --train alike
+    for data, prefixes in ((tmp_path, []), (None, [str(tmp_path / "a")])):
+        pairs = read_pairs(data, [], prefixes, "en", "it", seed=0)
+        assert pairs.tgt == ["Ciao a te.", "Vai."]
