@@ -12,8 +12,8 @@ cd "$(dirname "$0")/.."
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 STEPS=${STEPS:-400}
 DATA=../shared/data/en-it
-human=(tatoeba:0.3 gettext-ui:0.5 wikipedia-seed:2 modernmt-europarl modernmt-ibm
-  modernmt-microsoft mtgeneval xsid wmt-news:2 cocoa-spoken:4)
+source scripts/en_it_corpora.sh
+human=("${EN_IT_HUMAN[@]}")
 for variant in ${VARIANTS:-human web-mt lower}; do
   corpora=("${human[@]}")
   case "$variant" in

@@ -13,8 +13,8 @@ cd "$(dirname "$0")/.."
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 MINUTES=${MINUTES:-15}
 DATA=../shared/data/en-it
-corpora=(tatoeba:0.3 gettext-ui:0.5 wikipedia-seed:2 modernmt-europarl modernmt-ibm
-  modernmt-microsoft mtgeneval xsid wmt-news:2 cocoa-spoken:4)
+source scripts/en_it_corpora.sh
+corpora=("${EN_IT_HUMAN[@]}")
 for shape in ${SHAPES:-small mid wide}; do
   case "$shape" in
     small) dims=(--size small); every=150 ;;

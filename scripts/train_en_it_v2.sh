@@ -15,8 +15,8 @@ FITSUB=${FITSUB:-.venv/bin/fitsub}
 MINUTES=${MINUTES:-100}
 DATA=../shared/data/en-it
 run=runs/en-it-v2
-corpora=(tatoeba:0.3 gettext-ui:0.5 wikipedia-seed:2 modernmt-europarl modernmt-ibm
-  modernmt-microsoft mtgeneval xsid wmt-news:2 cocoa-spoken:4 web-machine-translated)
+source scripts/en_it_corpora.sh
+corpora=("${EN_IT_HUMAN[@]}" web-machine-translated)
 [[ "${WITH_LOWER:-0}" == 1 ]] && corpora+=(europarl-lowercased)
 args=()
 for c in "${corpora[@]}"; do args+=(--corpus "$c"); done

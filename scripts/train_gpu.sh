@@ -21,8 +21,7 @@ NPROC=${NPROC:-1}
 DEVICE=${DEVICE:-cuda}
 run=${RUN:-runs/gpu-en-$LANG_}
 case "$LANG_" in
-  it) corpora=(tatoeba:0.3 gettext-ui:0.5 wikipedia-seed:2 modernmt-europarl modernmt-ibm
-        modernmt-microsoft mtgeneval xsid wmt-news:2 cocoa-spoken:4 web-machine-translated) ;;
+  it) source scripts/en_it_corpora.sh; corpora=("${EN_IT_HUMAN[@]}" web-machine-translated) ;;
   de) corpora=(tatoeba:0.5 gettext-ui:0.5 multi30k wmt-news bcontrast-chat mtgeneval xsid
         cocoa-spoken:4 web-machine-translated) ;;
   fr) corpora=(tatoeba:0.5 gettext-ui:0.5 multi30k wmt-news tico19:2 mtgeneval cocoa-spoken:4

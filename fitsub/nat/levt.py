@@ -46,7 +46,6 @@ nothing to delete) and beta = 1 (insertion always learnt from random word droppi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -55,10 +54,8 @@ from torch import Tensor, nn
 
 from fitsub.nat.levt_oracle import edits
 from fitsub.nat.model import OnTransformer
-from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.loss import projected_nll
-from fitsub.nmt.model import Transformer
 
 LEVT_ARCH = "levt"
 MAX_PLACEHOLDERS = 255  # per slot; the placeholder classifier has 256 classes (fairseq)
@@ -78,18 +75,12 @@ class LevTTerms:
 class LevT(OnTransformer):
     """Levenshtein Transformer over fitsub's Transformer (see the module docstring)."""
 
-    def __init__(
-        self,
-        cfg: ModelConfig,
-        piece_chars: Sequence[int] | None = None,
-        leading_space: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__()
-        if cfg.length_unit != "subword":
-            raise ValueError("a LevT counts its length encodings in pieces (length_unit subword)")
-        self.cfg = cfg
-        D = cfg.d_model
-        self.base = Transformer(cfg, piece_chars, leading_space)
+    kind = "LevT"
+
+    def add_heads(self, d_model: int) -> None:
+        """The placeholder embedding, the placeholder classifier (B of eq. 5) and the deletion
+        classifier (A of eq. 4); the token classifier is the tied output projection."""
+        D = d_model
         self.plh_embed = nn.Parameter(torch.randn(D) * D**-0.5)
         self.plh_head = nn.Linear(2 * D, MAX_PLACEHOLDERS + 1, bias=False)  # B of eq. 5
         self.del_head = nn.Linear(D, 2, bias=False)  # A of eq. 4

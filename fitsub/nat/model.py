@@ -52,6 +52,25 @@ class OnTransformer(nn.Module):
     tied embedding and piece-length tables are the AR model's (CMLM here, `fitsub.nat.levt.LevT`)."""
 
     base: Transformer
+    kind = "student"  # named in the length-unit error
+
+    def __init__(
+        self,
+        cfg: ModelConfig,
+        piece_chars: Sequence[int] | None = None,
+        leading_space: Sequence[int] | None = None,
+    ) -> None:
+        super().__init__()
+        if cfg.length_unit != "subword":
+            raise ValueError(
+                f"a {self.kind} counts its length encodings in pieces (length_unit subword)"
+            )
+        self.cfg = cfg
+        self.base = Transformer(cfg, piece_chars, leading_space)
+        self.add_heads(cfg.d_model)
+
+    def add_heads(self, d_model: int) -> None:
+        """The student's own parameters, created after the AR model's (the subclasses')."""
 
     @property
     def embed(self) -> nn.Embedding:
@@ -76,18 +95,11 @@ class OnTransformer(nn.Module):
 class CMLM(OnTransformer):
     """Conditional masked language model over fitsub's Transformer (see the module docstring)."""
 
-    def __init__(
-        self,
-        cfg: ModelConfig,
-        piece_chars: Sequence[int] | None = None,
-        leading_space: Sequence[int] | None = None,
-    ) -> None:
-        super().__init__()
-        if cfg.length_unit != "subword":
-            raise ValueError("a CMLM counts its length encodings in pieces (length_unit subword)")
-        self.cfg = cfg
-        self.base = Transformer(cfg, piece_chars, leading_space)
-        self.mask_embed = nn.Parameter(torch.randn(cfg.d_model) * cfg.d_model**-0.5)
+    kind = "CMLM"
+
+    def add_heads(self, d_model: int) -> None:
+        """The learnt [MASK] vector."""
+        self.mask_embed = nn.Parameter(torch.randn(d_model) * d_model**-0.5)
 
     @property
     def mask_id(self) -> int:
