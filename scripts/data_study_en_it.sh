@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 STEPS=${STEPS:-400}
 DATA=../shared/data/en-it
-source scripts/en_it_corpora.sh
+source scripts/corpora.sh
 human=("${EN_IT_HUMAN[@]}")
 for variant in ${VARIANTS:-human web-mt lower}; do
   corpora=("${human[@]}")

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 MINUTES=${MINUTES:-15}
 DATA=../shared/data/en-it
-source scripts/en_it_corpora.sh
+source scripts/corpora.sh
 corpora=("${EN_IT_HUMAN[@]}")
 for shape in ${SHAPES:-small mid wide}; do
   case "$shape" in

@@ -15,7 +15,7 @@ FITSUB=${FITSUB:-.venv/bin/fitsub}
 MINUTES=${MINUTES:-100}
 DATA=../shared/data/en-it
 run=runs/en-it-v2
-source scripts/en_it_corpora.sh
+source scripts/corpora.sh
 corpora=("${EN_IT_HUMAN[@]}" web-machine-translated)
 [[ "${WITH_LOWER:-0}" == 1 ]] && corpora+=(europarl-lowercased)
 args=()

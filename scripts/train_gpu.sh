@@ -20,16 +20,9 @@ MINUTES=${MINUTES:-60}
 NPROC=${NPROC:-1}
 DEVICE=${DEVICE:-cuda}
 run=${RUN:-runs/gpu-en-$LANG_}
-case "$LANG_" in
-  it) source scripts/en_it_corpora.sh; corpora=("${EN_IT_HUMAN[@]}" web-machine-translated) ;;
-  de) corpora=(tatoeba:0.5 gettext-ui:0.5 multi30k wmt-news bcontrast-chat mtgeneval xsid
-        cocoa-spoken:4 web-machine-translated) ;;
-  fr) corpora=(tatoeba:0.5 gettext-ui:0.5 multi30k wmt-news tico19:2 mtgeneval cocoa-spoken:4
-        web-machine-translated) ;;
-  es) corpora=(tatoeba:0.5 gettext-ui:0.5 wikipedia-seed:2 wmt-news tico19:2 mtgeneval
-        cocoa-spoken:4) ;;
-  *) echo "LANG_ must be it, de, fr or es, got $LANG_" >&2; exit 2 ;;
-esac
+source scripts/corpora.sh
+corpora_of "$LANG_" > /dev/null || exit 2
+read -r -a corpora <<< "$(corpora_of "$LANG_")"
 args=()
 for c in "${corpora[@]}"; do args+=(--corpus "$c"); done
 dev=()

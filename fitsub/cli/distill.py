@@ -66,7 +66,9 @@ def distill_cmd(
     unit_chars = 1.0
     if mcfg.get("length_unit") != "char" or (mcfg.get("extra") or {}).get("arch") == "cmlm":
         unit_chars = float((mcfg.get("extra") or {}).get("chars_per_piece") or 1.0)
-    backend = open_backend(model, device=device, beam=beam, batch_size=batch_size, threads=threads)
+    backend = open_backend(
+        model, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=tgt_lang
+    )
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:
         task = bar.add_task("distilling", total=None)

@@ -354,7 +354,9 @@ class _Opener:
             return open_hf(
                 d, self.src_lang, self.lang, self.device, self.beam, self.batch_size, self.threads
             )
-        return cli_models.open_checkpoint(d, self.device, self.beam, self.batch_size, self.threads)
+        return cli_models.open_checkpoint(
+            d, self.device, self.beam, self.batch_size, self.threads, self.lang
+        )
 
 
 def _print(report: EvalReport, plots: list[Path]) -> None:

@@ -24,11 +24,15 @@ def open_checkpoint(
     beam: int = 5,
     batch_size: int = 32,
     threads: int | None = None,
+    lang: str | None = None,
 ) -> TranslationBackend:
-    """The backend of a fitsub checkpoint: beam search, or mask-predict for a NAT student."""
+    """The backend of a fitsub checkpoint: beam search, or mask-predict for a NAT student
+    (`lang`: the target language, which a multilingual model needs)."""
     from fitsub.nat.backend import open_backend
 
-    return open_backend(model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads)
+    return open_backend(
+        model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=lang
+    )
 
 
 def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
@@ -45,13 +49,14 @@ def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
         cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["model"]
     except (OSError, ValueError, KeyError, TypeError):
         return  # the loader reports a broken checkpoint in its own words
-    pair = (cfg.get("src_lang"), cfg.get("tgt_lang"))
-    wanted = lang.strip().lower().replace("_", "-").split("-")[0]
-    if pair[1] is not None and wanted != pair[1]:
+    from fitsub.nmt.backend import base_language
+
+    targets = cfg.get("tgt_langs") or [cfg.get("tgt_lang")]
+    if targets[0] is not None and base_language(lang) not in targets:
         raise InputError(
             model_dir,
-            f"this model translates {pair[0]} → {pair[1]}; it cannot produce --lang {lang} "
-            f"(use --lang {pair[1]}, or a model for {lang})",
+            f"this model translates {cfg.get('src_lang')} → {', '.join(targets)}; it cannot "
+            f"produce --lang {lang} (use --lang {targets[0]}, or a model for {lang})",
         )
 
 
@@ -86,4 +91,6 @@ def open_model(
     model_dir = resolve_model(model, src_lang, lang)
     # 16 sources a batch (80 beam rows): as fast as 32 on CPU (bench/translate_memory.py), and
     # the search's per-row state (KV cache, (rows, vocab) scores) halves: peak RSS under 500 MB
-    return open_checkpoint(model_dir, device=device, beam=beam, batch_size=16, threads=threads)
+    return open_checkpoint(
+        model_dir, device=device, beam=beam, batch_size=16, threads=threads, lang=lang
+    )

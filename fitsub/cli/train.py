@@ -90,7 +90,13 @@ def train_cmd(
         _D.dev_size, "--dev-size", min=1, help="Dev pairs held out when no --dev."
     ),
     src: str = typer.Option(_D.model.src_lang, "--src", help="Source language code (file suffix)."),
-    tgt: str = typer.Option(_D.model.tgt_lang, "--tgt", help="Target language code (file suffix)."),
+    tgt: str = typer.Option(
+        _D.model.tgt_lang,
+        "--tgt",
+        help="Target language code (file suffix); several, comma-separated (it,de,fr,es), train "
+        "one multilingual model with a target-language tag ({tgt} in --data/--dev/--train paths "
+        "stands for each; --corpus LANG/NAME scopes a corpus to one language).",
+    ),
     method: str = typer.Option(
         _D.model.method, "--method", help=f"Length method: {', '.join(METHODS)}."
     ),
@@ -188,10 +194,16 @@ def train_cmd(
 ) -> None:
     """Train a length-controlled translation model on parallel text (runs under torchrun too)."""
     _check_out(out, resume, force)
+    targets = [t.strip() for t in tgt.split(",") if t.strip()]
+    if not targets:
+        raise InputError(None, "no target language", setting="tgt")
+    tgt = targets[0]
     if init_from is not None and not resume:
         from fitsub.hf.dispatch import is_hf_model
 
         if is_hf_model(init_from):  # a Hugging Face model directory or hub id: fitsub.hf
+            if len(targets) > 1:
+                raise InputError(init_from, "fine-tuning a Hugging Face model takes one --tgt")
             from fitsub.hf.finetune import FinetuneConfig, read_pairs, run_from_cli
 
             hf = FinetuneConfig(
@@ -211,6 +223,7 @@ def train_cmd(
     else:
         cfg = TrainConfig.from_options(
             out_dir=str(out), src_lang=src, tgt_lang=tgt,
+            tgt_langs=targets if len(targets) > 1 else [],
             data_dir=None if data is None else str(data), corpora=list(corpus),
             train_prefixes=list(train_prefix), dev_prefix=dev, dev_size=dev_size,
             method=method, arch=arch, length_unit=length_unit,  # validated by TrainConfig.validate

@@ -251,6 +251,7 @@ def open_backend(
     batch_size: int = 32,
     threads: int | None = None,
     iterations: int = 10,
+    lang: str | None = None,
 ) -> NMTBackend | NATBackend:
     """The backend for a fitsub checkpoint: `NATBackend` for a CMLM or a LevT (its config's
     `extra.arch`), else the autoregressive `NMTBackend` (beam search)."""
@@ -261,4 +262,6 @@ def open_backend(
         return NATBackend(
             model_dir, device=device, iterations=iterations, batch_size=batch_size, threads=threads
         )
-    return NMTBackend(model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads)
+    return NMTBackend(
+        model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=lang
+    )

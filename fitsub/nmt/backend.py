@@ -30,6 +30,7 @@ from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.nmt.bounds import word_table
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
+from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import beam_search
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
@@ -75,6 +76,29 @@ def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
     raise ModelMissingError(f"no {pair} translation model (looked in {looked}); {how}")
 
 
+def target_language(cfg: ModelConfig, lang: str | None, model_dir: Path) -> str:
+    """Which of the model's target languages `lang` (`--lang`, e.g. `de` or `de-AT`) names;
+    InputError when it names none or is missing for a multilingual model."""
+    targets = cfg.targets
+    if lang is None:
+        if len(targets) == 1:
+            return targets[0]
+        raise InputError(model_dir, f"a model for {', '.join(targets)}: name the target language")
+    wanted = base_language(lang)
+    if wanted not in targets:
+        raise InputError(
+            model_dir,
+            f"this model translates {cfg.src_lang} → {', '.join(targets)}; it cannot produce "
+            f"--lang {lang}",
+        )
+    return wanted
+
+
+def base_language(lang: str) -> str:
+    """`de` of `de`, `de-AT`, `DE_at`."""
+    return lang.strip().lower().replace("_", "-").split("-")[0]
+
+
 class NMTBackend:
     """Length-controlled translation with a trained checkpoint (CPU or CUDA)."""
 
@@ -87,6 +111,7 @@ class NMTBackend:
         batch_size: int = 32,
         threads: int | None = None,
         int8: bool | None = None,
+        lang: str | None = None,
     ) -> None:
         if beam < 1 or batch_size < 1:
             raise InputError(None, "beam and batch size must be at least 1")
@@ -101,6 +126,8 @@ class NMTBackend:
         )
         self.beam, self.length_weight, self.batch_size = beam, length_weight, batch_size
         self.name = f"nmt:{Path(model_dir).name}:{self.cfg.method}"
+        # a multilingual model: the target language its sources are tagged with
+        self.lang = target_language(self.cfg, lang, model_dir) if self.cfg.tgt_langs else None
         if self.cfg.length_token and self.cfg.length_thresholds is None:
             raise InputError(model_dir, "model uses length tokens but stores no thresholds")
         cpp = self.cfg.extra.get(
@@ -136,13 +163,13 @@ class NMTBackend:
         token = None
         if cfg.length_token and target is not None and cfg.length_thresholds is not None:
             token = length_class(src_chars, target, cfg.length_thresholds)
-        ids = tok.source_ids(req.text, token)
+        ids = tok.source_ids(req.text, token, self.lang)
         units = -1
         if target is not None and cfg.encoding != "sinusoidal":
             if cfg.length_unit == "char":
                 units = target
             else:
-                n_src = max(1, len(ids) - 1 - (token is not None))
+                n_src = max(1, len(ids) - 1 - (token is not None) - (self.lang is not None))
                 cpp = self.chars_per_piece or max(src_chars, 1) / n_src
                 units = subword_target(target, cpp)
         rerank = target

@@ -41,6 +41,10 @@ class ModelConfig:
     vocab_size: int
     src_lang: str = "en"
     tgt_lang: str = "it"
+    # A multilingual model's target languages (`tgt_lang` is the first): each source starts with
+    # the target-language tag `<2xx>` (Johnson et al. 2017) and one joint vocabulary covers all.
+    # Empty: a model for `tgt_lang` alone, no tag.
+    tgt_langs: list[str] = field(default_factory=list)
     d_model: int = 256
     n_heads: int = 4
     enc_layers: int = 3
@@ -73,6 +77,11 @@ class ModelConfig:
     def encoding(self) -> str:
         """The decoder's position / length encoding (one of ENCODINGS)."""
         return METHODS[self.method][1]
+
+    @property
+    def targets(self) -> list[str]:
+        """Every language the model translates into."""
+        return list(self.tgt_langs) or [self.tgt_lang]
 
     @property
     def uses_length(self) -> bool:

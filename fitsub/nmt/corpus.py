@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -29,18 +29,29 @@ class Corpus:
 
     src: list[str] = field(default_factory=list)
     tgt: list[str] = field(default_factory=list)
+    # each pair's target language, for a multilingual model (None: one target language)
+    lang: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.src)
 
     def extend(self, other: Corpus) -> None:
-        """Append another corpus's pairs."""
+        """Append another corpus's pairs (both tagged with languages, or neither)."""
+        if len(self) and len(other) and (self.lang is None) != (other.lang is None):
+            raise ValueError("cannot mix pairs with and without a target language")
+        if other.lang is not None:
+            self.lang = [*(self.lang or []), *other.lang]
         self.src.extend(other.src)
         self.tgt.extend(other.tgt)
 
     def take(self, indices: Sequence[int] | np.ndarray) -> Corpus:
         """The pairs at `indices`, in that order."""
-        return Corpus([self.src[i] for i in indices], [self.tgt[i] for i in indices])
+        lang = None if self.lang is None else [self.lang[i] for i in indices]
+        return Corpus([self.src[i] for i in indices], [self.tgt[i] for i in indices], lang)
+
+    def tagged(self, lang: str) -> Corpus:
+        """These pairs, each marked as translating into `lang`."""
+        return Corpus(self.src, self.tgt, [lang] * len(self))
 
 
 def read_parallel(src_path: Path, tgt_path: Path) -> Corpus:
@@ -176,8 +187,8 @@ def filter_pairs(
             counts["ratio"] += 1
         else:
             keep.append(i)
-    kept = Corpus([corpus.src[i].strip() for i in keep], [corpus.tgt[i].strip() for i in keep])
-    return kept, counts
+    kept = corpus.take(keep)
+    return Corpus([s.strip() for s in kept.src], [t.strip() for t in kept.tgt], kept.lang), counts
 
 
 def split_by_source(corpus: Corpus, n_dev: int, seed: int) -> tuple[Corpus, Corpus]:
@@ -284,13 +295,21 @@ def encode_corpus(
     piece_chars: np.ndarray,
     leading_space: np.ndarray,
     chunk: int = 50_000,
+    tag_ids: Mapping[str, int] | None = None,
 ) -> Encoded:
-    """Encode both sides once; target lengths in `length_unit` ("char" or "subword")."""
+    """Encode both sides once; target lengths in `length_unit` ("char" or "subword").
+
+    A corpus with target languages (`Corpus.lang`) has each source start with its language's
+    tag id from `tag_ids` (the `<2xx>` piece of a multilingual model)."""
     src_rows: list[list[int]] = []
     tgt_rows: list[list[int]] = []
     for start in range(0, len(corpus), chunk):
         src_rows.extend(encoder.encode_pieces_batch(corpus.src[start : start + chunk]))
         tgt_rows.extend(encoder.encode_pieces_batch(corpus.tgt[start : start + chunk]))
+    if corpus.lang is not None:
+        if tag_ids is None:
+            raise ValueError("a corpus with target languages needs their tag ids")
+        src_rows = [[tag_ids[lang], *row] for lang, row in zip(corpus.lang, src_rows, strict=True)]
     src_ids, src_off = _pack(src_rows)
     tgt_ids, tgt_off = _pack(tgt_rows)
     if length_unit == "subword":

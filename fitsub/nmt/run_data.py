@@ -20,12 +20,14 @@ from fitsub.nmt.corpus import (
     drop_long,
     encode_corpus,
     filter_pairs,
+    find_corpora,
     load_data_dir,
+    parse_corpus_spec,
     read_prefix,
     split_by_source,
 )
 from fitsub.nmt.distributed import DistInfo, barrier
-from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.nmt.tokenizer import Tokenizer, language_tag
 from fitsub.units import char_length
 
 if TYPE_CHECKING:
@@ -62,22 +64,78 @@ def read_corpora(
 ) -> tuple[Corpus, Corpus | None, dict[str, int], dict[str, int]]:
     """Training pairs (all sources together), the dev pairs when given, pairs per corpus, and
     the pairs deduplication dropped (`duplicate`, `same_length`; empty when `cfg.dedupe` is off).
-    """
+
+    A multilingual run (`cfg.tgt_langs`) reads each target language's data (`{tgt}` in the
+    paths stands for it), marks every pair with its language and interleaves the dev pairs
+    (one of each language in turn, so the first N dev pairs cover every language)."""
     train, sizes = Corpus(), dict[str, int]()
     dropped: dict[str, int] | None = {"duplicate": 0, "same_length": 0} if cfg.dedupe else None
-    if cfg.data_dir:
-        part, sizes = load_data_dir(
-            Path(cfg.data_dir), cfg.src_lang, cfg.tgt_lang, cfg.corpora, cfg.seed, dropped
-        )
-        train.extend(part)
-    for prefix in cfg.train_prefixes:
-        part = read_prefix(prefix, cfg.src_lang, cfg.tgt_lang)
-        if dropped is not None:
-            part = count_into(dedupe(part), dropped)
-        sizes[Path(prefix).name] = len(part)
-        train.extend(part)
-    dev = read_prefix(cfg.dev_prefix, cfg.src_lang, cfg.tgt_lang) if cfg.dev_prefix else None
-    return train, dev, sizes, dropped or {}
+    multi = bool(cfg.tgt_langs)
+    devs: list[Corpus] = []
+    for lang in cfg.tgt_langs or (cfg.tgt_lang,):
+        name = f"{lang}/" if multi else ""
+        if cfg.data_dir:
+            data_dir = Path(_for(cfg.data_dir, lang))
+            specs = language_specs(cfg.corpora, lang, data_dir, cfg.src_lang) if multi else None
+            part, part_sizes = load_data_dir(
+                data_dir, cfg.src_lang, lang, cfg.corpora if specs is None else specs, cfg.seed,
+                dropped,
+            )  # fmt: skip
+            sizes.update({name + k: n for k, n in part_sizes.items()})
+            train.extend(part.tagged(lang) if multi else part)
+        for prefix in cfg.train_prefixes:
+            part = read_prefix(_for(prefix, lang), cfg.src_lang, lang)
+            if dropped is not None:
+                part = count_into(dedupe(part), dropped)
+            sizes[name + Path(prefix).name] = len(part)
+            train.extend(part.tagged(lang) if multi else part)
+        if cfg.dev_prefix:
+            dev = read_prefix(_for(cfg.dev_prefix, lang), cfg.src_lang, lang)
+            devs.append(dev.tagged(lang) if multi else dev)
+    if multi and cfg.data_dir and cfg.corpora:
+        _check_specs_used(cfg.corpora, sizes, cfg.data_dir)
+    return train, interleave(devs) if devs else None, sizes, dropped or {}
+
+
+def _for(path: str, lang: str) -> str:
+    """`path` with `{tgt}` standing for `lang`."""
+    return path.replace("{tgt}", lang)
+
+
+def language_specs(specs: list[str], lang: str, data_dir: Path, src_lang: str) -> list[str]:
+    """The `--corpus` specs of a multilingual run that apply to `lang`: `LANG/NAME[:WEIGHT]`
+    for this language, and `NAME[:WEIGHT]` where this language's data has NAME (no spec: every
+    corpus). InputError when specs are given and none applies to `lang`."""
+    if not specs:
+        return []
+    available = find_corpora(data_dir, src_lang, lang)
+    mine = []
+    for spec in specs:
+        scope, _, rest = spec.rpartition("/")
+        if scope == lang or (not scope and parse_corpus_spec(rest)[0] in available):
+            mine.append(rest)
+    if not mine:
+        raise InputError(data_dir, f"no --corpus names a corpus of the {lang} data")
+    return mine
+
+
+def _check_specs_used(specs: list[str], sizes: dict[str, int], data_dir: str) -> None:
+    """InputError for an unscoped `--corpus NAME` that no target language's data has."""
+    used = {key.split("/", 1)[1] for key in sizes}
+    for spec in specs:
+        scope, _, rest = spec.rpartition("/")
+        if not scope and parse_corpus_spec(rest)[0] not in used:
+            raise InputError(data_dir, f"no target language's data has a corpus {rest!r}")
+
+
+def interleave(parts: list[Corpus]) -> Corpus:
+    """The pairs of `parts` taken in turn (first of each, then second of each, ...)."""
+    out = Corpus()
+    for part in parts:
+        out.extend(part)
+    starts = np.cumsum([0, *(len(p) for p in parts)])
+    order = sorted((k, j) for j, p in enumerate(parts) for k in range(len(p)))
+    return out.take([int(starts[j]) + k for k, j in order])
 
 
 def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -> Prepared:
@@ -97,12 +155,13 @@ def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -
         tokenizer = _shared_tokenizer(cfg, train, info)
     pc = np.asarray(tokenizer.piece_chars(), dtype=np.int64)
     lead = np.asarray(tokenizer.leading_space(), dtype=np.int64)
-    enc = encode_corpus(tokenizer, train, cfg.length_unit, pc, lead)
+    tags = _tag_ids(tokenizer, cfg)
+    enc = encode_corpus(tokenizer, train, cfg.length_unit, pc, lead, tag_ids=tags)
     if cfg.length_unit == "char":  # pieces' characters vs the text's (SentencePiece normalises)
         text_chars = np.fromiter((char_length(t) for t in train.tgt), np.int64, len(train))
         report.char_length_mismatch = int((text_chars != enc.tgt_units).sum())
     enc, n_long = drop_long(enc, cfg.max_pieces)
-    dev_enc = encode_corpus(tokenizer, dev, cfg.length_unit, pc, lead)
+    dev_enc = encode_corpus(tokenizer, dev, cfg.length_unit, pc, lead, tag_ids=tags)
     keep = np.flatnonzero(
         (dev_enc.src_lens <= cfg.max_pieces) & (dev_enc.tgt_lens <= cfg.max_pieces)
     )
@@ -111,6 +170,16 @@ def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -
     report.train_pairs, report.dev_pairs = len(enc), len(dev_enc)
     report.tgt_pieces = int(enc.tgt_lens.sum())
     return Prepared(tokenizer, enc, dev_enc, dev_text, report)
+
+
+def _tag_ids(tokenizer: Tokenizer, cfg: DataConfig) -> dict[str, int] | None:
+    """The `<2xx>` piece id of each target language of a multilingual run (None: bilingual)."""
+    if not cfg.tgt_langs:
+        return None
+    try:
+        return {lang: tokenizer.token_id(language_tag(lang)) for lang in cfg.tgt_langs}
+    except ValueError as err:  # a tokenizer from --init-from made for other languages
+        raise InputError(None, f"the tokenizer has no target-language tag: {err}") from err
 
 
 def _shared_tokenizer(cfg: DataConfig, train: Corpus, info: DistInfo) -> Tokenizer:
@@ -123,7 +192,10 @@ def _shared_tokenizer(cfg: DataConfig, train: Corpus, info: DistInfo) -> Tokeniz
         pick = np.sort(rng.choice(len(train), size=n, replace=False))
         texts = [train.src[i] for i in pick] + [train.tgt[i] for i in pick]
         tok = Tokenizer.train(
-            texts, cfg.vocab_size, langs=(cfg.src_lang, cfg.tgt_lang), seed=cfg.seed
+            texts,
+            cfg.vocab_size,
+            langs=(cfg.src_lang, *(cfg.tgt_langs or (cfg.tgt_lang,))),
+            seed=cfg.seed,
         )
         out.mkdir(parents=True, exist_ok=True)
         tmp = out / ".spm.model.tmp"

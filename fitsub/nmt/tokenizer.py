@@ -199,7 +199,12 @@ class Tokenizer:
         """Detokenised text; special ids (pad, BOS, EOS, length tokens, tags) are dropped."""
         return str(self.sp.decode([int(i) for i in ids if not self._special[int(i)]]))
 
-    def source_ids(self, text: str, length_token: str | None = None) -> list[int]:
-        """Model input for a source: `[length token?] pieces… EOS`."""
+    def source_ids(
+        self, text: str, length_token: str | None = None, lang: str | None = None
+    ) -> list[int]:
+        """Model input for a source: `[length token?] [<2xx>?] pieces… EOS`, the tag naming a
+        multilingual model's target language `lang` (the order training uses)."""
         head = [] if length_token is None else [self.token_id(length_token)]
+        if lang is not None:
+            head.append(self.token_id(language_tag(lang)))
         return [*head, *self.encode(text), self.eos_id]

@@ -128,9 +128,16 @@ class Trainer:
     def _write_dev_text(self) -> None:
         """OUT/dev.SRC and OUT/dev.TGT: the dev pairs, so `fitsub eval --testset dev=OUT/dev`
         can score any run on exactly the pairs its dev BLEU was measured on."""
-        dev = self.prepared.dev_text
-        for lang, lines in ((self.cfg.model.src_lang, dev.src), (self.cfg.model.tgt_lang, dev.tgt)):
-            atomic_write_text(self.out / f"dev.{lang}", "".join(line + "\n" for line in lines))
+        dev, m = self.prepared.dev_text, self.cfg.model
+        parts = {"dev": dev}  # a multilingual run: OUT/dev-LANG.SRC and OUT/dev-LANG.LANG
+        if dev.lang is not None:
+            parts = {
+                f"dev-{t}": dev.take([i for i, x in enumerate(dev.lang) if x == t])
+                for t in m.targets
+            }
+        for (stem, part), tgt in zip(parts.items(), m.targets, strict=True):
+            for lang, lines in ((m.src_lang, part.src), (tgt, part.tgt)):
+                atomic_write_text(self.out / f"{stem}.{lang}", "".join(x + "\n" for x in lines))
 
     # -- batches ------------------------------------------------------------------------------------
     def epoch_batches(self, epoch: int) -> list[np.ndarray]:

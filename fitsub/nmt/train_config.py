@@ -18,7 +18,7 @@ PRECISIONS = ("auto", "bf16", "fp32")
 # The ModelConfig fields a run sets (its flags); `vocab_size` is the SentencePiece size asked for.
 MODEL_FIELDS = (
     "src_lang", "tgt_lang", "method", "length_unit", "noise", "noise_mode", "length_dropout",
-    "d_model", "n_heads", "enc_layers", "dec_layers", "d_ff", "dropout", "vocab_size",
+    "d_model", "n_heads", "enc_layers", "dec_layers", "d_ff", "dropout", "vocab_size", "tgt_langs",
 )  # fmt: skip
 # The run's own fields follow `out_dir` and these in `to_dict`, in this order (config.json's).
 _SAVED_ORDER = (
@@ -53,6 +53,9 @@ class DataConfig:
     max_ratio: float
     seed: int
     dedupe: bool = True  # fitsub.nmt.corpus.dedupe, per corpus
+    # a multilingual run's target languages; `{tgt}` in data_dir, train_prefixes and dev_prefix
+    # stands for each of them
+    tgt_langs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -137,7 +140,7 @@ class TrainConfig:
             dev_prefix=self.dev_prefix, dev_size=self.dev_size, length_unit=m.length_unit,
             vocab_size=m.vocab_size, spm_sentences=self.spm_sentences,
             max_pieces=self.max_pieces, min_ratio=self.min_ratio, max_ratio=self.max_ratio,
-            seed=self.seed, dedupe=self.dedupe,
+            seed=self.seed, dedupe=self.dedupe, tgt_langs=tuple(m.tgt_langs),
         )  # fmt: skip
 
     def validate(self) -> None:
@@ -164,3 +167,8 @@ class TrainConfig:
                 raise InputError(None, f"must be >= 1, got {value}", setting=name)
         if not (self.data_dir or self.train_prefixes):
             raise InputError(None, "no training data: give --data DIR or --train PREFIX")
+        if m.tgt_langs:
+            if len(set(m.tgt_langs)) != len(m.tgt_langs) or m.tgt_langs[0] != m.tgt_lang:
+                raise InputError(None, f"bad target languages {m.tgt_langs}", setting="tgt")
+            if self.arch != "ar":
+                raise InputError(None, "a multilingual model (several --tgt) must be --arch ar")

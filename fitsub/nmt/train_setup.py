@@ -112,6 +112,9 @@ def run_model_config(
         init = replace(run, vocab_size=tok.vocab_size, extra={})
     mcfg = replace(
         init,
+        src_lang=run.src_lang,
+        tgt_lang=run.tgt_lang,
+        tgt_langs=list(run.tgt_langs),
         length_thresholds=thresholds,
         method=run.method,
         length_unit=run.length_unit,

@@ -257,7 +257,7 @@ class TableBackend:
     """Test double standing in for NMTBackend: HYP for SRC; a hard budget cuts characters."""
 
     name = "table"
-    opened: list[tuple[Path, str, int, int | None]] = []
+    opened: list[tuple[Path, str, int, int | None, str | None]] = []
 
     def __init__(
         self,
@@ -266,8 +266,9 @@ class TableBackend:
         beam: int = 5,
         batch_size: int = 32,
         threads: int | None = None,
+        lang: str | None = None,
     ) -> None:
-        TableBackend.opened.append((model_dir, device, beam, threads))
+        TableBackend.opened.append((model_dir, device, beam, threads, lang))
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         table = dict(zip(SRC, HYP, strict=True))
@@ -313,7 +314,11 @@ def test_model_mode_translates_every_setting(
         ]
     )
     assert code == 0
-    assert TableBackend.opened == [(tmp_path / "m1", "cpu", 2, 1), (tmp_path / "m2", "cpu", 2, 1)]
+    # each model opened once, with the flags and the target language (a multilingual model's tag)
+    assert TableBackend.opened == [
+        (tmp_path / "m1", "cpu", 2, 1, "it"),
+        (tmp_path / "m2", "cpu", 2, 1, "it"),
+    ]
     rows = json.loads(js.read_text(encoding="utf-8"))["rows"]
     names = [r["setting"] for r in rows]
     assert names == ["m1/unconstrained@0.9", "m1/hard@0.9", "m2/unconstrained@0.9", "m2/hard@0.9"]
