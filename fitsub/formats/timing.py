@@ -27,7 +27,7 @@ def timing_tail(rest: str) -> str | None:
     """
     if not rest.strip(" \t"):
         return ""
-    if rest[0] not in " \t":
+    if rest[0] not in " \t" or "-->" in rest:  # settings never hold an arrow: a third time?
         return None
     return rest.strip()
 

@@ -29,6 +29,8 @@ REJECTED = [
     ("notes.doc", None, "unknown file type ('.doc')"),
     ("broken_timestamp.srt", 6, "broken timestamp '00:00:03,00 --> 00:00:05,000'"),
     ("broken_timestamp.vtt", 6, "broken timestamp '00:00:61.000"),
+    ("two_arrows.srt", 6, "broken timestamp '00:00:03,000 --> 00:00:04,000 --> 00:00:05,000'"),
+    ("two_arrows.vtt", 3, "broken timestamp '00:00:01.000 --> 00:00:02.000 --> 00:00:03.000'"),
     ("ends_before_start.srt", 5, "cue ends before it starts"),
     ("ends_before_start.vtt", 3, "cue ends before it starts"),
     ("blank_line_inside_cue.srt", 9, "text after a blank line inside cue 2"),
