@@ -53,7 +53,7 @@ _LITERAL_MARKUP = re.compile(r"[*_~`<\[\]\\]+")
 # In a translation: the characters the reader cuts text at (they open emphasis, code, links and
 # tags), an entity ("&amp;"), and, at the start of a line, what opens a block: a heading, quote,
 # list item or setext underline.
-_INLINE_ACTIVE = re.compile(r"[*_~`<\[\]\\]|&(?=#?\w+;)")
+_INLINE_ACTIVE = re.compile(r"[*_~`<|\[\]\\]|&(?=#?\w+;)")
 _BLOCK_START = re.compile(
     r"\A([ \t]*)(#{1,6}(?=[ \t]|\Z)|>|[-+*](?=[ \t]|\Z)|\d{1,9}(?=[.)]([ \t]|\Z))|[=-]+[ \t]*\Z)"
 )

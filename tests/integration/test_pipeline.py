@@ -198,3 +198,19 @@ def test_markdown_markup_a_model_writes_is_escaped_not_obeyed() -> None:
     # each block shows the model's characters as they were, escapes rendered away
     inline = [t for t in md.parse(written) if t.type == "inline"]
     assert ["".join(c.content for c in tok.children or []) for tok in inline] == [said] * 3
+
+
+def test_a_pipe_a_model_writes_into_a_table_cell_adds_no_cell() -> None:
+    from markdown_it import MarkdownIt
+
+    source = "| Name | Role |\n|---|---|\n| The cat | The boss |\n"
+    doc = parse_document(source, "markdown")
+    said = "gatto | capo"
+    backend = _Scripted([said] * 5, [said] * 5)
+    written = render_document(
+        translate_document(doc, backend, _opts(ratio=9.0, compare=False)).document
+    )
+    md = MarkdownIt("commonmark").enable("table")
+    assert [t.type for t in md.parse(written)] == [t.type for t in md.parse(source)]  # 2 × 2 cells
+    cells = [t for t in md.parse(written) if t.type == "inline"]
+    assert ["".join(c.content for c in t.children or []) for t in cells] == [said] * 4
