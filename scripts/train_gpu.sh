@@ -2,6 +2,7 @@
 # One GPU hour → a converged model (issue 12): the GPU recipe for any of the four languages.
 #   LANG_=it scripts/train_gpu.sh                       # one GPU, 60 minutes
 #   LANG_=de NPROC=4 MINUTES=30 scripts/train_gpu.sh    # four GPUs on one machine (torchrun, DDP)
+#   LANG_=all scripts/train_gpu.sh                      # one multilingual model for it, de, fr, es
 #   LANG_=fr DEVICE=cpu MINUTES=5 THREADS=2 MAX_TOKENS=8192 scripts/train_gpu.sh   # CPU run
 # What makes the hour count: bf16 autocast with fp32 master weights (`--precision auto` on CUDA),
 # torch.compile (on by default on CUDA), 32 k-token batches per GPU (× NPROC with DDP; length
@@ -21,12 +22,19 @@ NPROC=${NPROC:-1}
 DEVICE=${DEVICE:-cuda}
 run=${RUN:-runs/gpu-en-$LANG_}
 source scripts/corpora.sh
-corpora_of "$LANG_" > /dev/null || exit 2
-read -r -a corpora <<< "$(corpora_of "$LANG_")"
-args=()
-for c in "${corpora[@]}"; do args+=(--corpus "$c"); done
-dev=()
-[[ -f $DATA/dev/ud-pud.en ]] && dev=(--dev "$DATA/dev/ud-pud") || dev=(--dev-size 2000)
+tgt=$LANG_ vocab=8000
+if [[ $LANG_ == all ]]; then  # one multilingual model (README "One model for several languages")
+  tgt=it,de,fr,es vocab=16000 DATA=${DATA_ROOT:-../shared/data}/en-{tgt}
+  args=()
+  for L in it de fr es; do for c in $(corpora_of "$L"); do args+=(--corpus "$L/$c"); done; done
+  dev=(--dev "$DATA/dev/ud-pud")
+else
+  corpora_of "$LANG_" > /dev/null || exit 2
+  args=()
+  for c in $(corpora_of "$LANG_"); do args+=(--corpus "$c"); done
+  dev=()
+  [[ -f $DATA/dev/ud-pud.en ]] && dev=(--dev "$DATA/dev/ud-pud") || dev=(--dev-size 2000)
+fi
 resume=()
 [[ -d $run/last ]] && resume=(--resume)
 launch=("$FITSUB")
@@ -36,8 +44,8 @@ fi
 threads=()
 [[ -n ${THREADS:-} ]] && threads=(--threads "$THREADS")
 "${launch[@]}" train --out "$run" "${resume[@]}" --data "$DATA/train" "${args[@]}" \
-  --src en --tgt "$LANG_" "${dev[@]}" --d-model 512 --layers 6+2 --method ldpe+pe --noise 4 \
-  --length-dropout 0.2 --length-unit char --vocab-size 8000 --max-tokens "${MAX_TOKENS:-32768}" \
+  --src en --tgt "$tgt" "${dev[@]}" --d-model 512 --layers 6+2 --method ldpe+pe --noise 4 \
+  --length-dropout 0.2 --length-unit char --vocab-size "$vocab" --max-tokens "${MAX_TOKENS:-32768}" \
   --lr 0.0015 --warmup "${WARMUP:-1000}" --eval-every "${EVAL_EVERY:-500}" --bleu-sentences 500 --patience 0 --seed 1 \
   --keep-checkpoints 5 --device "$DEVICE" "${threads[@]}" --max-time "${MINUTES}m"
 mapfile -t kept < <(ls -d "$run"/steps/step-* 2>/dev/null | tail -5)
