@@ -57,6 +57,16 @@ def run_cli(args: list[str]) -> int:
     return 0
 
 
+def train_two_languages(data: Path, tmp_path: Path, *extra: str) -> Path:
+    """`fitsub train --tgt it,de` of a tiny model on the made-up pair; the run's directory."""
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--data", str(data / "en-{tgt}" / "train"), "--tgt"]
+    args += ["it,de", "--size", "tiny", "--vocab-size", "70", "--max-tokens", "512"]
+    args += ["--threads", "1", "--dev-size", "40", "--bleu-sentences", "0", "-q", *extra]
+    assert run_cli(args) == 0
+    return out
+
+
 def config(data: Path, corpora: list[str], out: Path) -> TrainConfig:
     return TrainConfig.from_options(
         out_dir=str(out), tgt_lang="it", tgt_langs=["it", "de"],
@@ -113,20 +123,10 @@ def test_tagged_sources_start_with_their_language_tag() -> None:
 
 
 def test_cli_trains_one_model_for_two_languages(data: Path, tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    args = [
-        "train",
-        "--out",
-        str(out),
-        "--data",
-        str(data / "en-{tgt}" / "train"),
-        "--tgt",
-        "it,de",
-    ]
-    args += ["--method", "ldpe+pe", "--size", "tiny", "--vocab-size", "70", "--max-tokens", "512"]
-    args += ["--warmup", "10", "--lr", "3e-3", "--threads", "1", "--dev-size", "40"]
-    args += ["--bleu-sentences", "0", "--max-steps", "300", "--eval-every", "300", "-q"]
-    assert run_cli(args) == 0
+    out = train_two_languages(
+        data, tmp_path, "--method", "ldpe+pe", "--warmup", "10", "--lr", "3e-3",
+        "--max-steps", "300", "--eval-every", "300",
+    )  # fmt: skip
     meta = json.loads((out / "best" / "config.json").read_text())
     assert meta["model"]["tgt_langs"] == ["it", "de"] and meta["model"]["tgt_lang"] == "it"
     # the dev pairs written per language, for `fitsub eval --testset dev=OUT/dev-de`
@@ -151,19 +151,7 @@ def test_cli_trains_one_model_for_two_languages(data: Path, tmp_path: Path) -> N
 def test_translate_rejects_a_language_the_model_lacks(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out = tmp_path / "run"
-    args = [
-        "train",
-        "--out",
-        str(out),
-        "--data",
-        str(data / "en-{tgt}" / "train"),
-        "--tgt",
-        "it,de",
-    ]
-    args += ["--size", "tiny", "--vocab-size", "70", "--max-tokens", "512", "--threads", "1"]
-    args += ["--dev-size", "40", "--bleu-sentences", "0", "--max-steps", "2", "-q"]
-    assert run_cli(args) == 0
+    out = train_two_languages(data, tmp_path, "--max-steps", "2")
     src = tmp_path / "in.txt"
     src.write_text("the cat\n", "utf-8")
     args = ["translate", str(src), "--model", str(out / "best"), "--lang", "fr"]
