@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.average:average_cmd",
         "Average the weights of checkpoints that share a model config and tokenizer.",
     ),
+    "convert": (
+        "fitsub.cli.convert:convert_cmd",
+        "Convert a fairseq Transformer checkpoint into a fitsub model (no pickled code is run).",
+    ),
     "distill": (
         "fitsub.cli.distill:distill_cmd",
         "Distil SOURCE with a teacher, its length perturbed as in Oka et al. 2021 (resumable).",

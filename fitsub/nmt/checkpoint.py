@@ -97,7 +97,7 @@ def quantize_model(model: Transformer, state: dict[str, Tensor] | None = None) -
         else:
             q, scale = quantize_weight(lin.weight)
         setattr(parent, child, int8_linear(q, scale, lin.bias))
-    model.out_proj = int8_linear(*quantize_weight(model.embed.weight), None)
+    model.out_proj = int8_linear(*quantize_weight(model.output_weight), None)
     return model
 
 

@@ -16,6 +16,11 @@ ENCODINGS = ("sinusoidal", "ldpe", "lrpe", "ldpe+pe", "lrpe+pe", "lakew-abs", "l
 # `fitsub train --method` names -> (length token prepended to the source?, decoder encoding).
 ARCHS = ("ar", "cmlm", "levt")  # autoregressive; CMLM (fitsub.nat.model); LevT (fitsub.nat.levt)
 NOISE_MODES = ("symmetric", "positive")  # training-time length perturbation (fitsub.nmt.lengths)
+# Architecture variants of converted models (`fitsub convert`, fitsub.convert.fairseq); the first
+# of each is what fitsub trains.
+ACTIVATIONS = ("gelu", "relu")  # the feed-forward's activation
+TIES = ("all", "target", "none")  # tied embeddings: src = tgt = output; tgt = output; none
+POSITIONS = ("vaswani", "fairseq")  # sinusoid layout (fitsub.nmt.encodings)
 METHODS: dict[str, tuple[bool, str]] = {
     "baseline": (False, "sinusoidal"),
     "tok": (True, "sinusoidal"),
@@ -65,6 +70,13 @@ class ModelConfig:
     # Length-token thresholds on the target/source character ratio (Lakew): ratio < t_short is
     # <short>, ratio > t_long is <long>, else <normal>. Taken from the training data.
     length_thresholds: tuple[float, float] | None = None
+    # Converted models only (defaults: fitsub's own architecture). `norm_first` False is post-norm:
+    # LayerNorm after each residual sum and no final LayerNorm (Vaswani et al. 2017; fairseq's
+    # default); `activation`, `tie_embeddings`, `positions`: one of ACTIVATIONS, TIES, POSITIONS.
+    norm_first: bool = True
+    activation: str = "gelu"
+    tie_embeddings: str = "all"
+    positions: str = "vaswani"
     version: str = "1"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -107,4 +119,8 @@ class ModelConfig:
             d["length_thresholds"] = tuple(d["length_thresholds"])
         if d.get("method", "baseline") not in METHODS:
             raise ValueError(f"unknown method {d.get('method')!r}; choose from {sorted(METHODS)}")
+        for key, allowed in (("activation", ACTIVATIONS), ("tie_embeddings", TIES),
+                             ("positions", POSITIONS)):  # fmt: skip
+            if d.get(key, allowed[0]) not in allowed:
+                raise ValueError(f"unknown {key} {d.get(key)!r}; choose from {list(allowed)}")
         return cls(**d)

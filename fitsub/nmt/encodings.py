@@ -10,7 +10,10 @@ sine, odd dimensions `2i+1` the cosine of the same argument (the interleaving of
 * `lakew_abs` (Lakew et al. 2019, eq. 3-4): LE_abs(len, pos, 2i) = sin((len - pos) / 10000^(2i/d))
 * `lakew_rel` (Lakew et al. 2019, eq. 5-6): LE_rel(len, pos, 2i) = sin(q_N(pos / len) / 10000^(2i/d)),
   with q_N(x) = floor(x * N), clamped to {0, ..., N}
-(and the cosine of the same argument at `2i+1`). Lakew's text writes the exponent of the odd
+(and the cosine of the same argument at `2i+1`).
+* `fairseq_sinusoidal` (tensor2tensor / fairseq, for converted models only): sin of
+  pos / 10000^(i/(d/2-1)) at dimension i < d/2 and the cosine at i + d/2 (halves, not
+  interleaved); fairseq counts positions from padding_idx + 1 = 2 (`FAIRSEQ_POSITION_OFFSET`). Lakew's text writes the exponent of the odd
 members as (2i+1)/d; we use 2i/d as Vaswani and Takase do, so that LE_abs equals LDPE.
 
 `pos` and `len` are counted in the model's length unit (`fitsub.units.LengthUnit`): subwords, or
@@ -21,6 +24,8 @@ where the model should predict EOS (see `fitsub.nmt.model.Transformer.unit_posit
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor
@@ -54,6 +59,21 @@ def sinusoid(x: Tensor, d_model: int, base: float | Tensor = BASE) -> Tensor:
 def sinusoidal(pos: Tensor, d_model: int) -> Tensor:
     """The ordinary position encoding PE(pos) (Vaswani et al. 2017, eq. 1-2)."""
     return sinusoid(pos, d_model)
+
+
+FAIRSEQ_POSITION_OFFSET = 2  # fairseq's first position: its dictionaries' padding_idx (1) + 1
+
+
+def fairseq_sinusoidal(pos: Tensor, d_model: int) -> Tensor:
+    """fairseq's `SinusoidalPositionalEmbedding` table at `pos` (already offset): sin / cos
+    halves of pos * exp(-i ln(10000) / (d/2 - 1)), i = 0 .. d/2 - 1."""
+    half = d_model // 2
+    if d_model % 2 or half < 2:
+        raise ValueError(f"d_model must be even and at least 4, got {d_model}")
+    freq = torch.exp(torch.arange(half, dtype=torch.float32, device=pos.device) * -(
+        math.log(BASE) / (half - 1)))  # fmt: skip
+    angle = pos.to(torch.float32).unsqueeze(-1) * freq  # (..., d/2)
+    return torch.cat((torch.sin(angle), torch.cos(angle)), dim=-1)  # (..., d)
 
 
 def ldpe(pos: Tensor, length: Tensor, d_model: int) -> Tensor:

@@ -1,7 +1,9 @@
 """The Transformer's layers: multi-head self- and cross-attention, the GELU feed-forward, and
 the pre-norm encoder and decoder layers (Vaswani et al. 2017), assembled by `fitsub.nmt.model`.
 
-Pre-norm: LayerNorm before each sub-layer, `F.scaled_dot_product_attention` for attention.
+Pre-norm: LayerNorm before each sub-layer (post-norm, LayerNorm after each residual sum, for
+models converted from fairseq: `ModelConfig.norm_first`), `F.scaled_dot_product_attention` for
+attention.
 
 Training speed (inference computes exactly what it did before these): dropout masks come from 16
 random bits per element, four per 64-bit draw (`dropout`), instead of one float draw each; while
@@ -150,38 +152,45 @@ class CrossAttention(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """Position-wise Linear–GELU–Linear."""
+    """Position-wise Linear–GELU–Linear (ReLU for `activation="relu"`, converted models)."""
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float) -> None:
+    def __init__(self, d_model: int, d_ff: int, dropout: float, activation: str = "gelu") -> None:
         super().__init__()
         self.up, self.down = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
         self.drop = Dropout(dropout)
+        self.act = F.relu if activation == "relu" else F.gelu
 
     def forward(self, x: Tensor) -> Tensor:
         """(B, T, C) -> (B, T, C)."""
-        result: Tensor = self.down(self.drop(F.gelu(self.up(x))))
+        result: Tensor = self.down(self.drop(self.act(self.up(x))))
         return result
 
 
 class EncoderLayer(nn.Module):
-    """Pre-norm self-attention + feed-forward."""
+    """Pre-norm self-attention + feed-forward (post-norm when `cfg.norm_first` is False)."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
         self.ln1, self.ln2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
         self.attn = SelfAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
-        self.ff = FeedForward(cfg.d_model, cfg.d_ff, cfg.dropout)
+        self.ff = FeedForward(cfg.d_model, cfg.d_ff, cfg.dropout, cfg.activation)
         self.drop = Dropout(cfg.dropout)
+        self.norm_first = cfg.norm_first
 
     def forward(self, x: Tensor, mask: Tensor) -> Tensor:
         """(B, S, C) -> (B, S, C)."""
+        if not self.norm_first:  # post-norm: x = LN(x + sublayer(x))
+            x = self.ln1(x + self.drop(self.attn(x, mask=mask)))
+            post: Tensor = self.ln2(x + self.drop(self.ff(x)))
+            return post
         x = x + self.drop(self.attn(self.ln1(x), mask=mask))
         result: Tensor = x + self.drop(self.ff(self.ln2(x)))
         return result
 
 
 class DecoderLayer(nn.Module):
-    """Pre-norm causal self-attention + cross-attention + feed-forward."""
+    """Pre-norm causal self-attention + cross-attention + feed-forward (post-norm when
+    `cfg.norm_first` is False)."""
 
     def __init__(self, cfg: ModelConfig) -> None:
         super().__init__()
@@ -189,8 +198,9 @@ class DecoderLayer(nn.Module):
         self.ln1, self.ln2, self.ln3 = nn.LayerNorm(d), nn.LayerNorm(d), nn.LayerNorm(d)
         self.self_attn = SelfAttention(d, cfg.n_heads, cfg.dropout)
         self.cross_attn = CrossAttention(d, cfg.n_heads, cfg.dropout)
-        self.ff = FeedForward(d, cfg.d_ff, cfg.dropout)
+        self.ff = FeedForward(d, cfg.d_ff, cfg.dropout, cfg.activation)
         self.drop = Dropout(cfg.dropout)
+        self.norm_first = cfg.norm_first
 
     def forward(
         self,
@@ -203,6 +213,11 @@ class DecoderLayer(nn.Module):
         layer: int,
     ) -> Tensor:
         """(B, T, C) -> (B, T, C)."""
+        if not self.norm_first:  # post-norm: x = LN(x + sublayer(x))
+            x = self.ln1(x + self.drop(self.self_attn(x, self_mask, causal, cache, layer)))
+            x = self.ln2(x + self.drop(self.cross_attn(x, memory, src_mask, cache, layer)))
+            post: Tensor = self.ln3(x + self.drop(self.ff(x)))
+            return post
         x = x + self.drop(self.self_attn(self.ln1(x), self_mask, causal, cache, layer))
         x = x + self.drop(self.cross_attn(self.ln2(x), memory, src_mask, cache, layer))
         result: Tensor = x + self.drop(self.ff(self.ln3(x)))

@@ -23,6 +23,11 @@ No length signal: `tgt_len=None`, or a row of `tgt_len` < 0, zeroes the LE term 
 
 The layers (attention, feed-forward, pre-norm encoder / decoder layers, fast dropout) are
 `fitsub.nmt.layers`', the incremental decoding state `fitsub.nmt.cache.KVCache`.
+
+Converted models (`fitsub convert`, fitsub.convert.fairseq) may differ from this by config:
+post-norm layers without the final LayerNorms (`norm_first`), ReLU (`activation`), their own
+source embedding and output projection (`tie_embeddings`: `src_embed`, `out_weight`), and
+fairseq's sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`).
 `decode_hidden` (and `forward(..., hidden=True)`) return the decoder states before the tied
 output projection, so the trainer can project only the non-pad target rows (`fitsub.nmt.loss`).
 """
@@ -37,7 +42,13 @@ from torch import Tensor, nn
 
 from fitsub.nmt.cache import KVCache
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
+from fitsub.nmt.encodings import (
+    FAIRSEQ_POSITION_OFFSET,
+    fairseq_sinusoidal,
+    has_position_term,
+    length_encoding,
+    sinusoidal,
+)
 from fitsub.nmt.layers import DecoderLayer, Dropout, EncoderLayer
 
 
@@ -55,10 +66,15 @@ class Transformer(nn.Module):
         V, D = cfg.vocab_size, cfg.d_model
         if D % cfg.n_heads or D % 2:
             raise ValueError(f"d_model {D} must be even and divisible by n_heads {cfg.n_heads}")
-        self.embed = nn.Embedding(V, D)
+        self.embed = nn.Embedding(V, D)  # the target embedding; also source / output when tied
+        self.src_embed = None if cfg.tie_embeddings == "all" else nn.Embedding(V, D)
+        self.out_weight = None  # (V, D) an untied output projection
+        if cfg.tie_embeddings == "none":
+            self.out_weight = nn.Parameter(torch.randn(V, D) * D**-0.5)
         self.enc_layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.enc_layers))
         self.dec_layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.dec_layers))
-        self.enc_norm, self.dec_norm = nn.LayerNorm(D), nn.LayerNorm(D)
+        self.enc_norm: nn.Module = nn.LayerNorm(D) if cfg.norm_first else nn.Identity()
+        self.dec_norm: nn.Module = nn.LayerNorm(D) if cfg.norm_first else nn.Identity()
         self.drop = Dropout(cfg.dropout)
         pc = torch.ones(V, dtype=torch.long) if piece_chars is None else torch.tensor(piece_chars)
         lead = torch.zeros(V, dtype=torch.long)
@@ -84,7 +100,11 @@ class Transformer(nn.Module):
         pe = self._pe
         if pe is None or pe.device != device or pe.size(0) < n:
             size = max(n, self.cfg.max_positions, 2 * (0 if pe is None else pe.size(0)))
-            pe = sinusoidal(torch.arange(size, device=device), self.cfg.d_model)
+            if self.cfg.positions == "fairseq":
+                at = torch.arange(size, device=device) + FAIRSEQ_POSITION_OFFSET
+                pe = fairseq_sinusoidal(at, self.cfg.d_model)
+            else:
+                pe = sinusoidal(torch.arange(size, device=device), self.cfg.d_model)
             self._pe = pe
         return pe[:n]
 
@@ -101,7 +121,8 @@ class Transformer(nn.Module):
         """src (B, S) ids -> memory (B, S, D), src_pad (B, S) True at padding."""
         S = src.size(1)
         src_pad = src.eq(self.cfg.pad_id)  # (B, S)
-        x = self.embed(src) * math.sqrt(self.cfg.d_model) + self.position_table(S, src.device)
+        embed = self.embed if self.src_embed is None else self.src_embed
+        x = embed(src) * math.sqrt(self.cfg.d_model) + self.position_table(S, src.device)
         x = self.drop(x)  # (B, S, D)
         mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         for layer in self.enc_layers:
@@ -139,12 +160,17 @@ class Transformer(nn.Module):
         x = self.decode_hidden(tgt_in, memory, src_pad, tgt_len, cache)  # (B, T, D)
         return self.project(x)  # (B, T, V)
 
+    @property
+    def output_weight(self) -> Tensor:
+        """(V, D) the output projection: the tied embedding, or `out_weight` when untied."""
+        return self.embed.weight if self.out_weight is None else self.out_weight
+
     def project(self, x: Tensor) -> Tensor:
-        """Decoder states (..., D) -> logits (..., V) through the tied output projection."""
+        """Decoder states (..., D) -> logits (..., V) through the (tied) output projection."""
         if self.out_proj is not None:
             result: Tensor = self.out_proj(x)
             return result
-        return x @ self.embed.weight.t()
+        return x @ self.output_weight.t()
 
     def decode_hidden(
         self,

@@ -1,0 +1,70 @@
+"""`fitsub convert`: turn another toolkit's translation model into a fitsub model directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from fitsub.errors import InputError
+
+FORMATS = ("fairseq",)
+
+
+def convert_cmd(
+    fmt: str = typer.Argument(..., metavar="FORMAT", help="The model's toolkit: fairseq."),
+    checkpoint: Path = typer.Argument(..., help="The model file (fairseq: checkpoint.pt)."),
+    out: Path = typer.Argument(..., help="The fitsub model directory to write."),
+    spm: Path | None = typer.Option(
+        None, "--spm", help="The SentencePiece model (default: the *.model beside CHECKPOINT)."
+    ),
+    dict_dir: Path | None = typer.Option(
+        None, "--dict-dir", help="Where dict.SRC.txt / dict.TGT.txt are (default: beside it)."
+    ),
+    src_lang: str | None = typer.Option(None, "--src-lang", help="Source language code."),
+    tgt_lang: str | None = typer.Option(None, "--tgt-lang", help="Target language code."),
+    dtype: str = typer.Option("float32", "--dtype", help="float32, float16 or bfloat16 weights."),
+    force: bool = typer.Option(False, "--force", help="Replace OUT even if it holds files."),
+) -> None:
+    """Convert a fairseq Transformer checkpoint into a fitsub model (no pickled code is run).
+
+    fairseq: CHECKPOINT is a `transformer`-family checkpoint.pt; dict.SRC.txt and dict.TGT.txt
+    (one joined dictionary) and the SentencePiece model are read from beside it. The languages
+    come from the checkpoint's arguments unless --src-lang / --tgt-lang are given. The model
+    has no length input: `fitsub translate` runs it unconstrained, with each segment's hard
+    budget still enforced by the search.
+
+    Example: fitsub convert fairseq run/checkpoint_best.pt models/en-it-fairseq
+    """
+    from fitsub.convert.fairseq import convert_fairseq
+
+    if fmt not in FORMATS:
+        raise InputError(None, f"unknown model format {fmt!r}; converted: {', '.join(FORMATS)}")
+    if dtype not in ("float16", "bfloat16", "float32"):
+        raise InputError(None, f"--dtype must be float16, bfloat16 or float32, got {dtype!r}")
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "is a file; convert writes a model directory")
+    if not out.parent.is_dir():
+        raise InputError(out, f"folder {str(out.parent)!r} does not exist")
+    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if held and not force:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
+    done = convert_fairseq(
+        checkpoint, out, spm_model=spm, dict_dir=dict_dir, src_lang=src_lang, tgt_lang=tgt_lang,
+        dtype=dtype,
+    )  # fmt: skip
+    c = done.config
+    norm = "pre-norm" if c.norm_first else "post-norm"
+    print(
+        f"wrote {done.out}: fairseq {done.arch} {c.src_lang}-{c.tgt_lang}, {c.enc_layers}+"
+        f"{c.dec_layers} layers, d {c.d_model}, {c.n_heads} heads, {norm}, {c.activation}, "
+        f"embeddings tied: {c.tie_embeddings}, vocabulary {c.vocab_size} ({dtype})"
+    )
+    if done.unused_symbols:
+        print(
+            f"{done.unused_symbols} dictionary symbols are not SentencePiece pieces: never produced"
+        )
+    if done.dropped_pieces:
+        print(f"{done.dropped_pieces} SentencePiece pieces are not in the dictionary: left out")
+    print("no length input: translate runs it unconstrained; the hard budget still applies")

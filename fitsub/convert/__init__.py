@@ -1,0 +1,1 @@
+"""Conversion of other toolkits' translation models into fitsub checkpoints (`fitsub convert`)."""

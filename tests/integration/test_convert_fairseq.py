@@ -1,0 +1,210 @@
+"""`fitsub convert fairseq`: a fairseq Transformer checkpoint built in the test (fairseq's key
+layout, dictionaries, SentencePiece model) becomes a fitsub model whose logits are fairseq's
+(the reference forward of tests/support/fairseq_reference.py) and that `fitsub translate` runs;
+a checkpoint with a pickled payload, or anything else that is not a convertible fairseq
+Transformer, is refused with one line and exit code 2, nothing written and nothing run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from fitsub.convert.vocab import fairseq_rows
+from fitsub.nmt.checkpoint import load_checkpoint
+from tests.support.cli_helpers import run, translate_toy_srt
+from tests.support.fairseq_reference import TEXT, Variant, build, reference_logits
+
+VARIANTS = {
+    "post-norm relu shared (fairseq default)": Variant(),
+    "pre-norm gelu, separate encoder embedding": Variant(
+        normalize_before=True, activation="gelu", share="target"
+    ),
+    "legacy names, three embeddings": Variant(legacy=True, share="none", enc_layers=1),
+}
+
+
+def _to_fairseq(ids: list[int]) -> list[int]:
+    """fitsub ids -> fairseq ids (pad 0->1, unk 1->3, BOS 2 and EOS 3 -> </s> 2)."""
+    return [[1, 3, 2, 2][i] if i < 4 else i for i in ids]
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_converted_model_gives_fairseqs_logits(tmp_path: Path, name: str) -> None:
+    v = VARIANTS[name]
+    ckpt, weights, symbols, sp = build(tmp_path, v)
+    out = tmp_path / "converted"
+    assert run(["convert", "fairseq", str(ckpt), str(out)]) == 0
+    model, tok, cfg, meta = load_checkpoint(out)
+    assert (cfg.norm_first, cfg.activation, cfg.tie_embeddings) == (
+        v.normalize_before,
+        v.activation,
+        v.share,
+    )
+    assert (cfg.method, cfg.uses_length, cfg.src_lang, cfg.tgt_lang) == (
+        "baseline",
+        False,
+        "en",
+        "it",
+    )
+    assert cfg.vocab_size == 4 + len(symbols)
+    assert meta["train"]["converted_from"]["arch"] == "transformer"
+
+    # the converted tokenizer encodes as fairseq's pipeline does: SentencePiece pieces looked up
+    # in the dictionary, </s> appended (sentences whose pieces are all in the dictionary)
+    sents = [s for s in TEXT if all(p in symbols for p in sp.encode(s, out_type=str))][:2]
+    assert len(sents) == 2
+    for s in sents:
+        fairseq_src = [symbols.index(p) + 4 for p in sp.encode(s, out_type=str)] + [2]
+        assert _to_fairseq(tok.source_ids(s)) == fairseq_src
+
+    # teacher-forced logits of a right-padded batch, in fitsub's and in fairseq's id order
+    src_rows = [tok.source_ids(s) for s in sents]
+    tgt_rows = [[tok.bos_id, *tok.encode(t)] for t in ("il cane corre", "un gatto vede la palla")]
+    S, T = max(map(len, src_rows)), max(map(len, tgt_rows))
+    src = torch.tensor([r + [0] * (S - len(r)) for r in src_rows])
+    tgt = torch.tensor([r + [0] * (T - len(r)) for r in tgt_rows])
+    with torch.no_grad():
+        ours = model(src, tgt, None)  # (B, T, V)
+        ref = reference_logits(weights, v, torch.tensor([_to_fairseq(r) for r in src.tolist()]),
+                               torch.tensor([_to_fairseq(r) for r in tgt.tolist()]))  # fmt: skip
+    rows = torch.tensor(fairseq_rows(cfg.vocab_size))
+    live = tgt.ne(0)  # fairseq's outputs at padded target positions are not compared
+    assert ours.shape == (2, T, cfg.vocab_size)
+    torch.testing.assert_close(ours[live], ref[:, :, rows][live], atol=1e-4, rtol=1e-4)
+    # and the cached incremental decoding the search uses gives the same last-step logits
+    with torch.no_grad():
+        memory, src_pad = model.encode(src[:1])
+        cache = model.new_cache()
+        n = len(tgt_rows[0])
+        for t in range(n):
+            step = model.decode(tgt[:1, t : t + 1], memory, src_pad, None, cache)
+        torch.testing.assert_close(step[0, -1], ours[0, n - 1], atol=1e-4, rtol=1e-4)
+
+
+def test_translate_runs_with_a_converted_model(tmp_path: Path) -> None:
+    ckpt, *_ = build(tmp_path, Variant())
+    out = tmp_path / "converted"
+    assert run(["convert", "fairseq", str(ckpt), str(out), "--dtype", "float16"]) == 0
+    code, report = translate_toy_srt(tmp_path, out)
+    assert code == 0 and report is not None
+    written = (tmp_path / "toy.it.srt").read_text("utf-8")
+    assert "00:00:01,000 --> 00:00:02,000" in written and "00:00:03,000 --> 00:00:04,000" in written
+
+
+def _one_line_exit_2(
+    capsys: pytest.CaptureFixture[str], args: list[str], out: Path, *words: str
+) -> str:
+    code = run(args)
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+    for w in words:
+        assert w in err, err
+    return err
+
+
+class _Payload:
+    """Pickles as a call of os.system: what a malicious checkpoint holds."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_pickled_payload_is_refused_and_never_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ckpt, weights, *_ = build(tmp_path, Variant())
+    marker = tmp_path / "PAYLOAD_RAN"
+    bad = tmp_path / "evil.pt"
+    torch.save({"args": None, "model": weights, "extra_state": {"x": _Payload(marker)}}, bad)
+    out = tmp_path / "converted"
+    _one_line_exit_2(capsys, ["convert", "fairseq", str(bad), str(out)], out, "refused", "system")
+    assert not marker.exists()
+    legacy = tmp_path / "evil-legacy.pt"  # the pre-zip torch format goes through the same check
+    torch.save(
+        {"model": weights, "x": _Payload(marker)}, legacy, _use_new_zipfile_serialization=False
+    )
+    _one_line_exit_2(
+        capsys, ["convert", "fairseq", str(legacy), str(out)], out, "refused", "system"
+    )
+    assert not marker.exists()
+
+
+def test_everything_else_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ckpt, weights, *_ = build(tmp_path, Variant())
+    out = tmp_path / "converted"
+    text = tmp_path / "notes.pt"
+    text.write_text("not a checkpoint\n")
+    _one_line_exit_2(
+        capsys, ["convert", "fairseq", str(text), str(out)], out, "not a PyTorch checkpoint"
+    )
+    _one_line_exit_2(
+        capsys, ["convert", "fairseq", str(tmp_path / "nope.pt"), str(out)], out, "no such"
+    )
+    _one_line_exit_2(capsys, ["convert", "marian", str(ckpt), str(out)], out, "marian")
+
+    # unknown architecture
+    lstm = tmp_path / "lstm"
+    shutil.copytree(tmp_path, lstm, ignore=shutil.ignore_patterns("lstm"))
+    from tests.support.fairseq_reference import save_checkpoint
+
+    save_checkpoint(
+        lstm / "checkpoint_best.pt", Variant(extra_args={"arch": "lstm"}), weights, ("en", "it")
+    )
+    _one_line_exit_2(
+        capsys, ["convert", "fairseq", str(lstm / "checkpoint_best.pt"), str(out)], out, "lstm"
+    )
+    # a variant fitsub's model does not have
+    save_checkpoint(
+        lstm / "checkpoint_best.pt",
+        Variant(extra_args={"encoder_learned_pos": True}),
+        weights,
+        ("en", "it"),
+    )
+    _one_line_exit_2(
+        capsys,
+        ["convert", "fairseq", str(lstm / "checkpoint_best.pt"), str(out)],
+        out,
+        "learned position",
+    )
+
+    # missing dictionary; separate source / target dictionaries; no SentencePiece model
+    (tmp_path / "dict.it.txt").rename(tmp_path / "dict.it.bak")
+    _one_line_exit_2(
+        capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "dict.it.txt", "not found"
+    )
+    (tmp_path / "dict.it.txt").write_text("▁il 10\n▁cane 5\n")
+    _one_line_exit_2(capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "joined")
+    (tmp_path / "dict.it.bak").rename(tmp_path / "dict.it.txt")
+    (tmp_path / "sentencepiece.bpe.model").rename(tmp_path / "spm.bak")
+    _one_line_exit_2(capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "--spm")
+    # the SentencePiece model named with --spm works from elsewhere; OUT not empty needs --force
+    out.mkdir()
+    (out / "old.txt").write_text("x")
+    assert run(["convert", "fairseq", str(ckpt), str(out), "--spm", str(tmp_path / "spm.bak")]) == 2
+    assert "--force" in capsys.readouterr().err
+    assert (
+        run(
+            [
+                "convert",
+                "fairseq",
+                str(ckpt),
+                str(out),
+                "--spm",
+                str(tmp_path / "spm.bak"),
+                "--force",
+            ]
+        )
+        == 0
+    )
+    assert not (out / "old.txt").exists() and (out / "model.safetensors").is_file()
