@@ -18,6 +18,7 @@ import pickle
 import re
 import warnings
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ class _Opaque:
         pass
 
 
-ALLOWED: list[tuple[Any, str]] = [
+ALLOWED: list[Callable[..., Any] | tuple[Callable[..., Any], str]] = [
     (argparse.Namespace, "argparse.Namespace"),
     (_Opaque, "numpy.core.multiarray.scalar"),
     (_Opaque, "numpy._core.multiarray.scalar"),
