@@ -57,6 +57,7 @@ from fitsub.nmt.events import (
     TrainEvent,
 )
 from fitsub.nmt.loss import projected_nll
+from fitsub.nmt.model import unwrap
 from fitsub.nmt.optim import autocast, choose_bf16, inverse_sqrt_lr, make_optimizer, stream_seed
 from fitsub.nmt.train_config import TrainConfig
 from fitsub.nmt.train_setup import LOG_NAME, setup_run
@@ -204,7 +205,8 @@ class Trainer:
     def _loss(self, hidden: Tensor, tgt_out: Tensor, eps: float) -> Tensor:
         """Summed label-smoothed NLL of the non-pad targets, through the tied output projection."""
         dtype = torch.bfloat16 if self.bf16 else torch.float32
-        weight = self.model.embed.weight  # (V, D)
+        # (V, D) the output projection: the tied embedding, or a converted model's own
+        weight = getattr(unwrap(self.model), "output_weight", self.model.embed.weight)
         return projected_nll(hidden, weight, tgt_out, self.mcfg.pad_id, eps, dtype)
 
     # -- evaluation ---------------------------------------------------------------------------------

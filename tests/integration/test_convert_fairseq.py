@@ -91,6 +91,10 @@ def test_translate_runs_with_a_converted_model(tmp_path: Path) -> None:
     assert run(["convert", "fairseq", str(ckpt), str(out), "--dtype", "float16"]) == 0
     code, report = translate_toy_srt(tmp_path, out)
     assert code == 0 and report is not None
+    assert report["meta"]["model"].endswith(":baseline")  # no length input
+    for seg in report["segments"]:  # the hard budget: fitted, or flagged over-budget
+        over = any(f["name"] == "over-budget" for f in seg["flags"])
+        assert seg["fitted_chars"] <= seg["budget"]["chars"] or (over and not seg["fits"])
     written = (tmp_path / "toy.it.srt").read_text("utf-8")
     assert "00:00:01,000 --> 00:00:02,000" in written and "00:00:03,000 --> 00:00:04,000" in written
 
@@ -208,3 +212,36 @@ def test_everything_else_is_one_line_exit_2(
         == 0
     )
     assert not (out / "old.txt").exists() and (out / "model.safetensors").is_file()
+
+
+def test_a_converted_model_fine_tunes_with_a_length_method(tmp_path: Path) -> None:
+    """`fitsub train --init-from` keeps the converted architecture (post-norm, three embedding
+    matrices, fairseq positions), adds a length method and trains the output projection."""
+    from safetensors.torch import load_file
+
+    ckpt, *_ = build(tmp_path, Variant(share="none"))
+    conv = tmp_path / "converted"
+    assert run(["convert", "fairseq", str(ckpt), str(conv)]) == 0
+    data = tmp_path / "data"
+    data.mkdir()
+    en, it = TEXT[0::2], TEXT[1::2]
+    pairs = [
+        (f"{en[i % 3]} {en[j % 3]}", f"{it[i % 3]} {it[j % 3]}") for i in range(8) for j in range(i)
+    ]
+    (data / "toy.en").write_text("".join(f"{e} {n}\n" for n, (e, _) in enumerate(pairs)), "utf-8")
+    (data / "toy.it").write_text("".join(f"{t} {n}\n" for n, (_, t) in enumerate(pairs)), "utf-8")
+    ft = tmp_path / "ft"
+    args = ["train", "--out", str(ft), "--data", str(data), "--init-from", str(conv)]
+    args += ["--method", "ldpe+pe", "--max-steps", "3", "--max-tokens", "256", "--warmup", "2"]
+    args += ["--lr", "1e-3", "--threads", "1", "--dev-size", "8", "--bleu-sentences", "4", "-q"]
+    assert run(args) == 0
+    model, _, cfg, _ = load_checkpoint(ft / "last")
+    assert (cfg.method, cfg.norm_first, cfg.tie_embeddings, cfg.positions) == (
+        "ldpe+pe",
+        False,
+        "none",
+        "fairseq",
+    )
+    start = load_file(str(conv / "model.safetensors"))
+    tuned = load_file(str(ft / "last" / "model.safetensors"))
+    assert not torch.equal(start["out_weight"], tuned["out_weight"])
