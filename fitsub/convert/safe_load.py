@@ -4,10 +4,11 @@
 storages, `collections.OrderedDict` and plain Python values are built, and any other global the
 pickle names is refused before anything is called. fairseq checkpoints also hold, beside the
 weights, `args` (an `argparse.Namespace`, older checkpoints) or `cfg` (plain dicts, newer ones;
-legacy models keep a Namespace inside it) and training statistics that may be numpy scalars;
-those are the only globals added here: the Namespace as itself (it only stores attributes),
-numpy's scalar and dtype as `_Opaque` stand-ins that keep nothing (the converter never reads the
-statistics). Everything else (a `__reduce__` payload such as `os.system`, omegaconf objects,
+legacy models keep a Namespace inside it) and training statistics: numpy scalars, and in
+fairseq <= 0.8 the meter objects themselves (`extra_state["train_meters"]`). Those are the only
+globals added here: the Namespace as itself (it only stores attributes); numpy's scalar and dtype
+and fairseq's meters as `_Opaque` stand-ins that keep nothing (the converter never reads the
+statistics, and no numpy or fairseq code runs). Everything else (a `__reduce__` payload such as `os.system`, omegaconf objects,
 fairseq's own classes) is refused, naming the global.
 """
 
@@ -42,6 +43,11 @@ ALLOWED: list[Callable[..., Any] | tuple[Callable[..., Any], str]] = [
     (_Opaque, "numpy.core.multiarray.scalar"),
     (_Opaque, "numpy._core.multiarray.scalar"),
     (_Opaque, "numpy.dtype"),
+    *(
+        (_Opaque, f"{module}.{meter}")
+        for module in ("fairseq.meters", "fairseq.logging.meters")
+        for meter in ("AverageMeter", "TimeMeter", "StopwatchMeter")
+    ),
 ]
 _GLOBAL = re.compile(r"GLOBAL ([\w.]+)|global ([\w.]+)|Unsupported class ([\w.]+)")
 

@@ -245,3 +245,38 @@ def test_a_converted_model_fine_tunes_with_a_length_method(tmp_path: Path) -> No
     start = load_file(str(conv / "model.safetensors"))
     tuned = load_file(str(ft / "last" / "model.safetensors"))
     assert not torch.equal(start["out_weight"], tuned["out_weight"])
+
+
+def test_an_old_checkpoint_with_pickled_meters_loads_without_running_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fairseq <= 0.8 pickled its meter objects (`extra_state["train_meters"]`) and numpy
+    scalars: they load as inert stand-ins, the meter's own code never runs."""
+    import sys
+    import types
+
+    import numpy as np
+
+    ran: list[str] = []
+
+    class AverageMeter:  # pickled under fairseq's name; its __setstate__ must never run
+        def __setstate__(self, state: object) -> None:
+            ran.append("setstate")
+
+    fairseq, meters = types.ModuleType("fairseq"), types.ModuleType("fairseq.meters")
+    AverageMeter.__module__, AverageMeter.__qualname__ = "fairseq.meters", "AverageMeter"
+    meters.AverageMeter = AverageMeter  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fairseq", fairseq)
+    monkeypatch.setitem(sys.modules, "fairseq.meters", meters)
+    v = Variant(legacy=True)
+    ckpt, weights, *_ = build(tmp_path, v)
+    meter = AverageMeter()
+    meter.__dict__.update(val=2.5, sum=10.0, count=4)
+    old = torch.load(ckpt, weights_only=False)  # the file this test just wrote
+    old["extra_state"]["train_meters"] = {"train_loss": meter}
+    old["extra_state"]["val_loss"] = np.float64(3.25)
+    torch.save(old, ckpt)
+    monkeypatch.delitem(sys.modules, "fairseq.meters")
+    monkeypatch.delitem(sys.modules, "fairseq")
+    assert run(["convert", "fairseq", str(ckpt), str(tmp_path / "converted")]) == 0
+    assert ran == []
