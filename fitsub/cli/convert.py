@@ -13,8 +13,10 @@ FORMATS = ("fairseq",)
 
 def convert_cmd(
     fmt: str = typer.Argument(..., metavar="FORMAT", help="The model's toolkit: fairseq."),
-    checkpoint: Path = typer.Argument(..., help="The model file (fairseq: checkpoint.pt)."),
-    out: Path = typer.Argument(..., help="The fitsub model directory to write."),
+    checkpoint: Path = typer.Argument(
+        ..., metavar="CHECKPOINT", help="The model file (fairseq: checkpoint.pt)."
+    ),
+    out: Path = typer.Argument(..., metavar="OUT", help="The fitsub model directory to write."),
     spm: Path | None = typer.Option(
         None, "--spm", help="The SentencePiece model (default: the *.model beside CHECKPOINT)."
     ),
