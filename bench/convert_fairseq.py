@@ -53,12 +53,12 @@ def main_bench() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         sp = train_spm(folder)
-        symbols = write_dicts(folder, sp, ("en", "it"))
+        symbols = write_dicts(folder, sp, ("en", "it"))[0]
         symbols = [s for s in symbols if not s.startswith("madeupword")]
         symbols += [f"madeupword{i:04d}" for i in range(a.vocab - 4 - len(symbols))]
         for lang in ("en", "it"):
             (folder / f"dict.{lang}.txt").write_text("".join(f"{s} 1\n" for s in symbols), "utf-8")
-        weights = fairseq_weights(v, 4 + len(symbols))
+        weights = fairseq_weights(v, (4 + len(symbols), 4 + len(symbols)))
         ckpt = folder / "checkpoint_best.pt"
         save_checkpoint(ckpt, v, weights, ("en", "it"))
         out = folder / "converted"

@@ -30,8 +30,8 @@ def convert_cmd(
 ) -> None:
     """Convert a fairseq Transformer checkpoint into a fitsub model (no pickled code is run).
 
-    fairseq: CHECKPOINT is a `transformer`-family checkpoint.pt; dict.SRC.txt and dict.TGT.txt
-    (one joined dictionary) and the SentencePiece model are read from beside it. The languages
+    fairseq: CHECKPOINT is a `transformer`-family checkpoint.pt; dict.SRC.txt, dict.TGT.txt and
+    the SentencePiece model are read from beside it. The languages
     come from the checkpoint's arguments unless --src-lang / --tgt-lang are given. The model
     has no length input: `fitsub translate` runs it unconstrained, with each segment's hard
     budget still enforced by the search.

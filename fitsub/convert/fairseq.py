@@ -15,7 +15,7 @@ A fairseq model takes no length input: the result is a `baseline` model (no leng
 fitsub's search still applies each segment's hard character budget to it.
 
 Variants fitsub's model does not have (learned positions, layernorm_embedding, unscaled
-embeddings, adaptive softmax, separate source and target dictionaries, a length-aware decoder,
+embeddings, adaptive softmax, a length-aware decoder,
 BPE codes instead of SentencePiece, ...) are refused with one line, as is any weight the mapping
 does not use.
 """
@@ -33,7 +33,7 @@ import torch
 from torch import Tensor
 
 from fitsub.convert.safe_load import load_restricted
-from fitsub.convert.vocab import dictionary_tokenizer, fairseq_rows, read_dictionary
+from fitsub.convert.vocab import dictionary_tokenizer, joint_symbols, read_dictionary, side_rows
 from fitsub.errors import InputError
 from fitsub.nmt.checkpoint import build_model, save_checkpoint
 from fitsub.nmt.config import ModelConfig
@@ -141,9 +141,18 @@ def _layers(state: dict[str, Tensor], side: str) -> int:
 
 
 def model_config(
-    args: dict[str, Any], state: dict[str, Tensor], vocab_size: int, langs: tuple[str, str]
+    args: dict[str, Any],
+    state: dict[str, Tensor],
+    langs: tuple[str, str],
+    *,
+    vocab_size: int,
+    dict_sizes: tuple[int, int],
 ) -> ModelConfig:
-    """fitsub's config for the fairseq model (ValueError naming what is not supported)."""
+    """fitsub's config for the fairseq model (ValueError naming what is not supported).
+
+    `dict_sizes`: the rows of fairseq's source and target embeddings (each dictionary and its 4
+    specials); `vocab_size`: the converted vocabulary (`fitsub.convert.vocab.joint_symbols`).
+    """
     arch = str(args.get("arch", ""))
     if arch not in ARCHS:
         raise ValueError(
@@ -166,15 +175,16 @@ def model_config(
         raise ValueError(f"activation {activation!r} (converted: relu, gelu)")
     enc, dec = state["encoder.embed_tokens.weight"], state["decoder.embed_tokens.weight"]
     d_model = enc.size(1)
-    if dec.size(1) != d_model or enc.size(0) != vocab_size or dec.size(0) != vocab_size:
+    if dec.size(1) != d_model or (enc.size(0), dec.size(0)) != dict_sizes:
         raise ValueError(
             f"embeddings {tuple(enc.shape)} / {tuple(dec.shape)} do not match the dictionaries "
-            f"({vocab_size} symbols with the 4 specials) and one model width"
+            f"({dict_sizes[0]} / {dict_sizes[1]} symbols with the 4 specials) and one width"
         )
     out = state.get("decoder.output_projection.weight", dec)
     if out.shape != dec.shape:
         raise ValueError(f"output projection {tuple(out.shape)} (decoder output dim != width)")
-    if torch.equal(enc, dec) and torch.equal(dec, out):
+    joined = vocab_size == dict_sizes[0] == dict_sizes[1]
+    if joined and torch.equal(enc, dec) and torch.equal(dec, out):
         tie = "all"
     elif torch.equal(dec, out):
         tie = "target"
@@ -200,16 +210,20 @@ def model_config(
         activation=activation,
         tie_embeddings=tie,
         positions="fairseq",
+        output_vocab=0 if vocab_size == dict_sizes[1] else dict_sizes[1],
         extra={"converted_from": "fairseq", "fairseq_arch": arch},
     )
 
 
-def fitsub_weights(cfg: ModelConfig, state: dict[str, Tensor]) -> dict[str, Tensor]:
-    """fitsub's state dict from fairseq's (modern names); KeyError for a missing weight, and
-    ValueError naming the first fairseq weight the mapping leaves unused."""
+def fitsub_weights(
+    cfg: ModelConfig, state: dict[str, Tensor], src_rows: list[int], tgt_rows: list[int]
+) -> dict[str, Tensor]:
+    """fitsub's state dict from fairseq's (modern names), the embeddings' rows taken in the
+    order `src_rows` / `tgt_rows` (`fitsub.convert.vocab.side_rows`); KeyError for a missing
+    weight, and ValueError naming the first fairseq weight the mapping leaves unused."""
     left = dict(state)
     out: dict[str, Tensor] = {}
-    rows = torch.tensor(fairseq_rows(cfg.vocab_size))
+    rows, srows = torch.tensor(tgt_rows), torch.tensor(src_rows)
 
     def take(key: str) -> Tensor:
         return left.pop(key) if key in left else state[key]
@@ -224,7 +238,7 @@ def fitsub_weights(cfg: ModelConfig, state: dict[str, Tensor]) -> dict[str, Tens
     enc_embed = take("encoder.embed_tokens.weight")
     output = left.pop("decoder.output_projection.weight", dec_embed)
     if cfg.tie_embeddings != "all":
-        out["src_embed.weight"] = enc_embed[rows]
+        out["src_embed.weight"] = enc_embed[srows]
     if cfg.tie_embeddings == "none":
         out["out_weight"] = output[rows]
     for i in range(cfg.enc_layers):
@@ -316,25 +330,22 @@ def convert_fairseq(
     langs = _languages(path, args, src_lang, tgt_lang)
     folder = Path(dict_dir) if dict_dir is not None else path.parent
     src_dict, tgt_dict = (folder / f"dict.{lang}.txt" for lang in langs)
-    symbols = read_dictionary(src_dict)
-    if read_dictionary(tgt_dict) != symbols:
-        raise InputError(
-            tgt_dict,
-            f"differs from {src_dict.name}: fitsub's models have one joint vocabulary, so only "
-            "joined-dictionary models (fairseq-preprocess --joined-dictionary) are converted",
-        )
+    src_symbols, tgt_symbols = read_dictionary(src_dict), read_dictionary(tgt_dict)
+    symbols = joint_symbols(src_symbols, tgt_symbols)
     spm_path = Path(spm_model) if spm_model is not None else _find_spm(path, args)
     tokenizer, unused, dropped = dictionary_tokenizer(spm_path, symbols)
+    sizes = (4 + len(src_symbols), 4 + len(tgt_symbols))
     try:
-        cfg = model_config(args, state, tokenizer.vocab_size, langs)
-        weights = fitsub_weights(cfg, state)
+        cfg = model_config(args, state, langs, vocab_size=tokenizer.vocab_size, dict_sizes=sizes)
+        src_rows, tgt_rows = side_rows(symbols, src_symbols), side_rows(symbols, tgt_symbols)
+        weights = fitsub_weights(cfg, state, src_rows, tgt_rows)
     except KeyError as err:
         raise InputError(path, f"not a fairseq Transformer: no weight {err.args[0]!r}") from None
     except ValueError as err:
         raise InputError(path, f"cannot convert: {err}") from None
     model = _load(cfg, tokenizer, weights, path)
     train = {"converted_from": {"format": "fairseq", "checkpoint": path.name, "arch": cfg.extra[
-        "fairseq_arch"], "spm": spm_path.name, "dictionary": src_dict.name}}  # fmt: skip
+        "fairseq_arch"], "spm": spm_path.name, "dictionaries": [src_dict.name, tgt_dict.name]}}  # fmt: skip
     dest = save_checkpoint(out, model, cfg, tokenizer, train, dtype=dtype, keep_existing=False)
     return Conversion(dest, cfg, str(cfg.extra["fairseq_arch"]), unused, dropped)
 

@@ -1,4 +1,4 @@
-"""fairseq dictionaries -> one fitsub tokenizer whose ids are the dictionary's order.
+"""fairseq dictionaries -> one fitsub tokenizer whose ids are the target dictionary's order.
 
 A fairseq `Dictionary` (`dict.LANG.txt`: one `SYMBOL COUNT [#fairseq:overwrite]` per line) has
 `<s>` 0, `<pad>` 1, `</s>` 2, `<unk>` 3 and then the file's symbols in order; fitsub's tokenizer
@@ -6,6 +6,11 @@ has pad 0, unk 1, bos 2, eos 3 (`fitsub.nmt.tokenizer`). The converted SentenceP
 those four control pieces and then the dictionary's symbols at the dictionary's own ids (4, 5,
 ...), each with its original score and type, so that embedding row i >= 4 carries over as it is
 and only the four special rows are permuted (`fairseq_rows`).
+
+Separate source and target dictionaries become one vocabulary (`joint_symbols`): the target's
+symbols at their fairseq ids, then the source's own; the source embedding's rows are looked up
+by symbol (`side_rows`, fairseq's source `<unk>` for a target-only symbol, as fairseq's pipeline
+maps it), and the model never produces the source-only ids (`ModelConfig.output_vocab`).
 
 fitsub's decoder starts from BOS where fairseq's starts from `</s>`: fitsub's BOS row is
 fairseq's `</s>` row (the search never emits BOS, and sources never contain it).
@@ -63,6 +68,23 @@ def read_dictionary(path: Path) -> list[str]:
     if not symbols:
         raise InputError(path, "empty fairseq dictionary")
     return symbols
+
+
+def joint_symbols(source: list[str], target: list[str]) -> list[str]:
+    """The converted vocabulary after the specials: the target dictionary's symbols (ids 4..,
+    as fairseq's target ids) and then the source's symbols that the target lacks."""
+    have = set(target)
+    extra = [s for s in dict.fromkeys(source) if s not in have]
+    return [*target, *extra]
+
+
+def side_rows(symbols: list[str], side: list[str]) -> list[int]:
+    """fairseq embedding row, in the dictionary `side`, of each fitsub id of the vocabulary
+    `symbols` (after the specials): fairseq's `<unk>` where `side` lacks the symbol, the later
+    entry where `side` repeats one (fairseq's #fairseq:overwrite)."""
+    index = {s: i for i, s in enumerate(side, FAIRSEQ_SPECIALS)}
+    rest = [index.get(s, FAIRSEQ_UNK) for s in symbols]
+    return [FAIRSEQ_PAD, FAIRSEQ_UNK, FAIRSEQ_EOS, FAIRSEQ_EOS, *rest]
 
 
 def fairseq_rows(vocab_size: int) -> list[int]:

@@ -77,6 +77,9 @@ class ModelConfig:
     activation: str = "gelu"
     tie_embeddings: str = "all"
     positions: str = "vaswani"
+    # > 0: only ids below it are ever produced (a converted model whose target dictionary is
+    # smaller than its vocabulary, the source's own symbols following it); 0: every id
+    output_vocab: int = 0
     version: str = "1"
     extra: dict[str, Any] = field(default_factory=dict)
 

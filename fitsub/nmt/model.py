@@ -27,7 +27,9 @@ The layers (attention, feed-forward, pre-norm encoder / decoder layers, fast dro
 Converted models (`fitsub convert`, fitsub.convert.fairseq) may differ from this by config:
 post-norm layers without the final LayerNorms (`norm_first`), ReLU (`activation`), their own
 source embedding and output projection (`tie_embeddings`: `src_embed`, `out_weight`), and
-fairseq's sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`).
+fairseq's sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`),
+and a target vocabulary smaller than the source's (`output_vocab`: the ids past it are never
+produced).
 `decode_hidden` (and `forward(..., hidden=True)`) return the decoder states before the tied
 output projection, so the trainer can project only the non-pad target rows (`fitsub.nmt.loss`).
 """
@@ -166,11 +168,15 @@ class Transformer(nn.Module):
         return self.embed.weight if self.out_weight is None else self.out_weight
 
     def project(self, x: Tensor) -> Tensor:
-        """Decoder states (..., D) -> logits (..., V) through the (tied) output projection."""
+        """Decoder states (..., D) -> logits (..., V) through the (tied) output projection;
+        -inf from `cfg.output_vocab` on, when it is set."""
         if self.out_proj is not None:
             result: Tensor = self.out_proj(x)
-            return result
-        return x @ self.output_weight.t()
+        else:
+            result = x @ self.output_weight.t()
+        if self.cfg.output_vocab:
+            result[..., self.cfg.output_vocab :] = -math.inf
+        return result
 
     def decode_hidden(
         self,

@@ -24,62 +24,74 @@ VARIANTS = {
         normalize_before=True, activation="gelu", share="target"
     ),
     "legacy names, three embeddings": Variant(legacy=True, share="none", enc_layers=1),
+    "separate dictionaries": Variant(separate_dicts=True, share="target"),
 }
 
 
 def _to_fairseq(ids: list[int]) -> list[int]:
-    """fitsub ids -> fairseq ids (pad 0->1, unk 1->3, BOS 2 and EOS 3 -> </s> 2)."""
+    """fitsub ids -> fairseq ids of a joined dictionary (pad 0->1, unk 1->3, BOS 2 and EOS 3 ->
+    </s> 2, the others unchanged)."""
     return [[1, 3, 2, 2][i] if i < 4 else i for i in ids]
+
+
+def _padded(rows: list[list[int]], pad: int) -> torch.Tensor:
+    n = max(map(len, rows))
+    return torch.tensor([r + [pad] * (n - len(r)) for r in rows])
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
 def test_converted_model_gives_fairseqs_logits(tmp_path: Path, name: str) -> None:
     v = VARIANTS[name]
-    ckpt, weights, symbols, sp = build(tmp_path, v)
+    ckpt, weights, (src_symbols, tgt_symbols), sp = build(tmp_path, v)
     out = tmp_path / "converted"
     assert run(["convert", "fairseq", str(ckpt), str(out)]) == 0
     model, tok, cfg, meta = load_checkpoint(out)
     assert (cfg.norm_first, cfg.activation, cfg.tie_embeddings) == (
-        v.normalize_before,
-        v.activation,
-        v.share,
-    )
+        v.normalize_before, v.activation, v.share
+    )  # fmt: skip
     assert (cfg.method, cfg.uses_length, cfg.src_lang, cfg.tgt_lang) == (
-        "baseline",
-        False,
-        "en",
-        "it",
-    )
-    assert cfg.vocab_size == 4 + len(symbols)
+        "baseline", False, "en", "it"
+    )  # fmt: skip
     assert meta["train"]["converted_from"]["arch"] == "transformer"
+    # the target dictionary keeps its ids; the source's own symbols follow, never produced
+    n_out = 4 + len(tgt_symbols)
+    assert cfg.vocab_size == 4 + len(dict.fromkeys(tgt_symbols + src_symbols))
+    assert cfg.output_vocab == (n_out if cfg.vocab_size > n_out else 0)
+    assert (cfg.output_vocab > 0) == v.separate_dicts
+    assert [tok.sp.id_to_piece(i) for i in range(4, n_out)][:5] == tgt_symbols[:5]
 
-    # the converted tokenizer encodes as fairseq's pipeline does: SentencePiece pieces looked up
-    # in the dictionary, </s> appended (sentences whose pieces are all in the dictionary)
-    sents = [s for s in TEXT if all(p in symbols for p in sp.encode(s, out_type=str))][:2]
-    assert len(sents) == 2
-    for s in sents:
-        fairseq_src = [symbols.index(p) + 4 for p in sp.encode(s, out_type=str)] + [2]
-        assert _to_fairseq(tok.source_ids(s)) == fairseq_src
+    # fairseq's pipeline: SentencePiece pieces looked up in each side's dictionary (<unk> 3 when
+    # absent), </s> 2 after the source and before the target
+    src_index = {p: i for i, p in enumerate(src_symbols, 4)}
+    tgt_index = {p: i for i, p in enumerate(tgt_symbols, 4)}
+
+    def kept(line: str) -> bool:  # every piece in one of the dictionaries: the same segmentation
+        return all(p in src_index or p in tgt_index for p in sp.encode(line, out_type=str))
+
+    sources = [s for s in TEXT[0::2] if kept(s)][:2]
+    targets = [t for t in ("il cane corre", "un gatto vede la palla") if kept(t)]
+    assert len(sources) == 2 and len(targets) == 2
+    for line in sources + targets:
+        assert [tok.sp.id_to_piece(i) for i in tok.encode(line)] == sp.encode(line, out_type=str)
+    fs_src = [[src_index.get(p, 3) for p in sp.encode(s, out_type=str)] + [2] for s in sources]
+    fs_prev = [[2] + [tgt_index.get(p, 3) for p in sp.encode(t, out_type=str)] for t in targets]
 
     # teacher-forced logits of a right-padded batch, in fitsub's and in fairseq's id order
-    src_rows = [tok.source_ids(s) for s in sents]
-    tgt_rows = [[tok.bos_id, *tok.encode(t)] for t in ("il cane corre", "un gatto vede la palla")]
-    S, T = max(map(len, src_rows)), max(map(len, tgt_rows))
-    src = torch.tensor([r + [0] * (S - len(r)) for r in src_rows])
-    tgt = torch.tensor([r + [0] * (T - len(r)) for r in tgt_rows])
+    src = _padded([tok.source_ids(s) for s in sources], 0)
+    tgt = _padded([[tok.bos_id, *tok.encode(t)] for t in targets], 0)
     with torch.no_grad():
         ours = model(src, tgt, None)  # (B, T, V)
-        ref = reference_logits(weights, v, torch.tensor([_to_fairseq(r) for r in src.tolist()]),
-                               torch.tensor([_to_fairseq(r) for r in tgt.tolist()]))  # fmt: skip
-    rows = torch.tensor(fairseq_rows(cfg.vocab_size))
+        ref = reference_logits(weights, v, _padded(fs_src, 1), _padded(fs_prev, 1))
     live = tgt.ne(0)  # fairseq's outputs at padded target positions are not compared
-    assert ours.shape == (2, T, cfg.vocab_size)
-    torch.testing.assert_close(ours[live], ref[:, :, rows][live], atol=1e-4, rtol=1e-4)
+    assert ours.shape == (2, tgt.size(1), cfg.vocab_size)
+    rows = torch.tensor(fairseq_rows(n_out))  # BOS <- </s>: fitsub's BOS is never produced
+    torch.testing.assert_close(ours[live][:, :n_out], ref[live][:, rows], atol=1e-4, rtol=1e-4)
+    assert bool(ours[live][:, n_out:].eq(float("-inf")).all())
     # and the cached incremental decoding the search uses gives the same last-step logits
     with torch.no_grad():
         memory, src_pad = model.encode(src[:1])
         cache = model.new_cache()
-        n = len(tgt_rows[0])
+        n = int(live[0].sum())
         for t in range(n):
             step = model.decode(tgt[:1, t : t + 1], memory, src_pad, None, cache)
         torch.testing.assert_close(step[0, -1], ours[0, n - 1], atol=1e-4, rtol=1e-4)
@@ -187,8 +199,8 @@ def test_everything_else_is_one_line_exit_2(
     _one_line_exit_2(
         capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "dict.it.txt", "not found"
     )
-    (tmp_path / "dict.it.txt").write_text("▁il 10\n▁cane 5\n")
-    _one_line_exit_2(capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "joined")
+    (tmp_path / "dict.it.txt").write_text("▁il 10\n▁cane 5\n")  # 6 rows, the checkpoint has more
+    _one_line_exit_2(capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "do not match")
     (tmp_path / "dict.it.bak").rename(tmp_path / "dict.it.txt")
     (tmp_path / "sentencepiece.bpe.model").rename(tmp_path / "spm.bak")
     _one_line_exit_2(capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "--spm")

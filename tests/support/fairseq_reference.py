@@ -43,6 +43,7 @@ class Variant:
     activation: str = "relu"
     share: str = "all"  # all: --share-all-embeddings; target: --share-decoder-input-output-embed
     legacy: bool = False  # fairseq < 0.9 names (in_proj_weight, layer_norms.N, embed_out) + args
+    separate_dicts: bool = False  # dict.en.txt from the English lines, dict.it.txt the Italian
     d: int = 16
     heads: int = 2
     ffn: int = 24
@@ -62,22 +63,33 @@ def train_spm(folder: Path) -> spm.SentencePieceProcessor:
     return spm.SentencePieceProcessor(model_proto=out.getvalue())
 
 
-def write_dicts(folder: Path, sp: spm.SentencePieceProcessor, langs: tuple[str, str]) -> list[str]:
-    """fairseq-preprocess --joined-dictionary: pieces by count, padded to a multiple of 8 with
-    madeupwordNNNN; the rarest piece is left out (fairseq maps it to <unk>)."""
-    counts = Counter(p for line in TEXT for p in sp.encode(line, out_type=str))
+def _dictionary(sp: spm.SentencePieceProcessor, lines: list[str]) -> tuple[list[str], str]:
+    """fairseq-preprocess: pieces by count, padded to a multiple of 8 with madeupwordNNNN; the
+    rarest piece is left out (fairseq maps it to <unk>). (symbols, dict.txt text)"""
+    counts = Counter(p for line in lines for p in sp.encode(line, out_type=str))
     symbols = [p for p, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:-1]
     n = 0
     while (4 + len(symbols)) % 8:
         symbols.append(f"madeupword{n:04d}")
         n += 1
-    body = "".join(f"{s} {counts.get(s, 0)}\n" for s in symbols)
-    for lang in langs:
+    return symbols, "".join(f"{s} {counts.get(s, 0)}\n" for s in symbols)
+
+
+def write_dicts(
+    folder: Path, sp: spm.SentencePieceProcessor, langs: tuple[str, str], separate: bool = False
+) -> tuple[list[str], list[str]]:
+    """dict.SRC.txt and dict.TGT.txt: one joined dictionary of all lines (--joined-dictionary),
+    or each side's own: (source symbols, target symbols)."""
+    sides = (TEXT[0::2], TEXT[1::2]) if separate else (TEXT, TEXT)
+    out = []
+    for lang, lines in zip(langs, sides, strict=True):
+        symbols, body = _dictionary(sp, lines)
         (folder / f"dict.{lang}.txt").write_text(body, "utf-8")
-    return symbols
+        out.append(symbols)
+    return out[0], out[1]
 
 
-def fairseq_weights(v: Variant, vocab: int, seed: int = 0) -> OrderedDict[str, Tensor]:
+def fairseq_weights(v: Variant, vocab: tuple[int, int], seed: int = 0) -> OrderedDict[str, Tensor]:
     """Random weights (LayerNorms too, so a swapped norm shows) in fairseq's key layout."""
     g = torch.Generator().manual_seed(seed)
 
@@ -85,9 +97,9 @@ def fairseq_weights(v: Variant, vocab: int, seed: int = 0) -> OrderedDict[str, T
         return torch.randn(*shape, generator=g) * scale
 
     d, w = v.d, OrderedDict()
-    enc = r(vocab, d, scale=d**-0.5)
+    enc = r(vocab[0], d, scale=d**-0.5)
     enc[PAD] = 0
-    dec = enc if v.share == "all" else r(vocab, d, scale=d**-0.5)
+    dec = enc if v.share == "all" else r(vocab[1], d, scale=d**-0.5)
     w["encoder.embed_tokens.weight"] = enc
     w["encoder.embed_positions._float_tensor"] = torch.zeros(1)
 
@@ -125,7 +137,7 @@ def fairseq_weights(v: Variant, vocab: int, seed: int = 0) -> OrderedDict[str, T
         norm(f"{p}.final_layer_norm")
     if v.normalize_before:
         norm("decoder.layer_norm")
-    out = dec if v.share in ("all", "target") else r(vocab, d, scale=d**-0.5)
+    out = dec if v.share in ("all", "target") else r(vocab[1], d, scale=d**-0.5)
     if v.legacy:
         if v.share == "none":
             w["decoder.embed_out"] = out
@@ -172,11 +184,12 @@ def save_checkpoint(
 
 def build(
     folder: Path, v: Variant, langs: tuple[str, str] = ("en", "it")
-) -> tuple[Path, OrderedDict[str, Tensor], list[str], spm.SentencePieceProcessor]:
-    """checkpoint.pt + dict files + SentencePiece model in `folder`: (path, weights, symbols, sp)."""
+) -> tuple[Path, OrderedDict[str, Tensor], tuple[list[str], list[str]], spm.SentencePieceProcessor]:
+    """checkpoint.pt + dict files + SentencePiece model in `folder`: (path, weights, (source
+    symbols, target symbols), sp)."""
     sp = train_spm(folder)
-    symbols = write_dicts(folder, sp, langs)
-    weights = fairseq_weights(v, 4 + len(symbols))
+    symbols = write_dicts(folder, sp, langs, v.separate_dicts)
+    weights = fairseq_weights(v, (4 + len(symbols[0]), 4 + len(symbols[1])))
     path = folder / "checkpoint_best.pt"
     save_checkpoint(path, v, weights, langs)
     return path, weights, symbols, sp

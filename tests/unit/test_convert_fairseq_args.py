@@ -12,7 +12,7 @@ import sentencepiece as spm
 
 from fitsub.convert.fairseq import read_arguments
 from fitsub.convert.spm_proto import CONTROL, UNUSED, Piece, read_pieces, with_pieces
-from fitsub.convert.vocab import fairseq_rows, read_dictionary
+from fitsub.convert.vocab import fairseq_rows, joint_symbols, read_dictionary, side_rows
 from fitsub.errors import InputError
 
 
@@ -47,6 +47,12 @@ def test_dictionary_lines_and_the_special_rows(tmp_path: Path) -> None:
     assert read_dictionary(d) == ["▁the", ",", "▁the", "madeupword0000"]
     # fitsub id -> fairseq row: pad, unk, BOS from </s>, </s>, then the same ids
     assert fairseq_rows(7) == [1, 3, 2, 2, 4, 5, 6]
+    # separate dictionaries: the target's ids first, then the source's own symbols; each side's
+    # rows by symbol (<unk> 3 where it lacks one, the later of two entries as fairseq does)
+    src, tgt = ["▁the", "▁dog", "▁the"], ["▁il", "▁the"]
+    assert joint_symbols(src, tgt) == ["▁il", "▁the", "▁dog"]
+    assert side_rows(["▁il", "▁the", "▁dog"], src) == [1, 3, 2, 2, 3, 6, 5]
+    assert side_rows(["▁il", "▁the", "▁dog"], tgt) == [1, 3, 2, 2, 4, 5, 3]
     d.write_text("▁the 120\n▁the 3\n", "utf-8")
     with pytest.raises(InputError, match="duplicate symbol"):
         read_dictionary(d)
