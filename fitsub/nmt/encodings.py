@@ -10,11 +10,12 @@ sine, odd dimensions `2i+1` the cosine of the same argument (the interleaving of
 * `lakew_abs` (Lakew et al. 2019, eq. 3-4): LE_abs(len, pos, 2i) = sin((len - pos) / 10000^(2i/d))
 * `lakew_rel` (Lakew et al. 2019, eq. 5-6): LE_rel(len, pos, 2i) = sin(q_N(pos / len) / 10000^(2i/d)),
   with q_N(x) = floor(x * N), clamped to {0, ..., N}
-(and the cosine of the same argument at `2i+1`).
-* `fairseq_sinusoidal` (tensor2tensor / fairseq, for converted models only): sin of
-  pos / 10000^(i/(d/2-1)) at dimension i < d/2 and the cosine at i + d/2 (halves, not
-  interleaved); fairseq counts positions from padding_idx + 1 = 2 (`FAIRSEQ_POSITION_OFFSET`). Lakew's text writes the exponent of the odd
+(and the cosine of the same argument at `2i+1`). Lakew's text writes the exponent of the odd
 members as (2i+1)/d; we use 2i/d as Vaswani and Takase do, so that LE_abs equals LDPE.
+
+Converted models only (`ModelConfig.positions`): `fairseq_sinusoidal` (tensor2tensor / fairseq)
+is the sine of pos / 10000^(i/(d/2-1)) at dimension i < d/2 and the cosine at i + d/2 (halves,
+not interleaved), fairseq counting positions from padding_idx + 1 = 2 (`FAIRSEQ_POSITION_OFFSET`).
 
 `pos` and `len` are counted in the model's length unit (`fitsub.units.LengthUnit`): subwords, or
 characters, where the position of a subword is the number of characters of the pieces before it

@@ -24,14 +24,14 @@ No length signal: `tgt_len=None`, or a row of `tgt_len` < 0, zeroes the LE term 
 The layers (attention, feed-forward, pre-norm encoder / decoder layers, fast dropout) are
 `fitsub.nmt.layers`', the incremental decoding state `fitsub.nmt.cache.KVCache`.
 
-Converted models (`fitsub convert`, fitsub.convert.fairseq) may differ from this by config:
-post-norm layers without the final LayerNorms (`norm_first`), ReLU (`activation`), their own
-source embedding and output projection (`tie_embeddings`: `src_embed`, `out_weight`), and
-fairseq's sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`),
-and a target vocabulary smaller than the source's (`output_vocab`: the ids past it are never
-produced).
 `decode_hidden` (and `forward(..., hidden=True)`) return the decoder states before the tied
 output projection, so the trainer can project only the non-pad target rows (`fitsub.nmt.loss`).
+
+Converted models (`fitsub convert`, fitsub.convert.fairseq) may differ from this by config:
+post-norm layers without the final LayerNorms (`norm_first`), ReLU (`activation`), their own
+source embedding and output projection (`tie_embeddings`: `src_embed`, `out_weight`), fairseq's
+sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`), and a
+target vocabulary smaller than the whole (`output_vocab`: the ids past it are never produced).
 """
 
 from __future__ import annotations
