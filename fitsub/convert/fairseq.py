@@ -140,6 +140,12 @@ def _layers(state: dict[str, Tensor], side: str) -> int:
     return len(found)
 
 
+def _arg(args: dict[str, Any], key: str, default: Any) -> Any:
+    """A training argument, `default` where the checkpoint lacks it or holds None."""
+    value = args.get(key)
+    return default if value is None else value
+
+
 def model_config(
     args: dict[str, Any],
     state: dict[str, Tensor],
@@ -153,7 +159,7 @@ def model_config(
     `dict_sizes`: the rows of fairseq's source and target embeddings (each dictionary and its 4
     specials); `vocab_size`: the converted vocabulary (`fitsub.convert.vocab.joint_symbols`).
     """
-    arch = str(args.get("arch", ""))
+    arch = str(_arg(args, "arch", ""))
     if arch not in ARCHS:
         raise ValueError(
             f"architecture {arch or '(none recorded)'!r} is not a fairseq Transformer "
@@ -163,14 +169,14 @@ def model_config(
         if args.get(key):
             raise ValueError(f"{what} ({key}) is not supported")
     heads, pre_norm = ARCHS[arch]
-    enc_pre = bool(args.get("encoder_normalize_before", pre_norm))
-    dec_pre = bool(args.get("decoder_normalize_before", pre_norm))
+    enc_pre = bool(_arg(args, "encoder_normalize_before", pre_norm))
+    dec_pre = bool(_arg(args, "decoder_normalize_before", pre_norm))
     if enc_pre != dec_pre:
         raise ValueError("a pre-norm encoder with a post-norm decoder (or the reverse)")
-    n_heads = int(args.get("encoder_attention_heads", heads))
-    if int(args.get("decoder_attention_heads", n_heads)) != n_heads:
+    n_heads = int(_arg(args, "encoder_attention_heads", heads))
+    if int(_arg(args, "decoder_attention_heads", n_heads)) != n_heads:
         raise ValueError("different numbers of encoder and decoder attention heads")
-    activation = str(args.get("activation_fn", "relu"))
+    activation = str(_arg(args, "activation_fn", "relu"))
     if activation not in ("relu", "gelu"):
         raise ValueError(f"activation {activation!r} (converted: relu, gelu)")
     enc, dec = state["encoder.embed_tokens.weight"], state["decoder.embed_tokens.weight"]
@@ -191,8 +197,8 @@ def model_config(
     else:
         tie = "none"
     positions = [
-        int(args.get("max_source_positions", 1024)),
-        int(args.get("max_target_positions", 1024)),
+        int(_arg(args, "max_source_positions", 1024)),
+        int(_arg(args, "max_target_positions", 1024)),
     ]
     return ModelConfig(
         vocab_size=vocab_size,
@@ -203,7 +209,7 @@ def model_config(
         enc_layers=_layers(state, "encoder"),
         dec_layers=_layers(state, "decoder"),
         d_ff=state["encoder.layers.0.fc1.weight"].size(0),
-        dropout=float(args.get("dropout", 0.1)),
+        dropout=float(_arg(args, "dropout", 0.1)),
         max_positions=max(positions),
         method="baseline",
         norm_first=enc_pre,
@@ -274,17 +280,17 @@ def _find_spm(ckpt_path: Path, args: dict[str, Any]) -> Path:
     """The SentencePiece model beside the checkpoint (the one its arguments name, or the only
     `*.model` file there)."""
     folder = ckpt_path.parent
+    bpe = str(args.get("bpe") or "")
+    if bpe in _BPE_ONLY:
+        raise InputError(
+            ckpt_path, f"tokenised with {bpe} BPE, not SentencePiece: fitsub cannot convert it"
+        )
     named = args.get("sentencepiece_model")
     if isinstance(named, str) and (folder / Path(named).name).is_file():
         return folder / Path(named).name
     models = sorted(p for p in folder.glob("*.model") if p.is_file())
     if len(models) == 1:
         return models[0]
-    bpe = str(args.get("bpe") or "")
-    if bpe in _BPE_ONLY:
-        raise InputError(
-            ckpt_path, f"tokenised with {bpe} BPE, not SentencePiece: fitsub cannot convert it"
-        )
     where = "no SentencePiece *.model" if not models else f"{len(models)} *.model files"
     raise InputError(ckpt_path, f"{where} beside the checkpoint; name it with --spm")
 
@@ -341,7 +347,7 @@ def convert_fairseq(
         weights = fitsub_weights(cfg, state, src_rows, tgt_rows)
     except KeyError as err:
         raise InputError(path, f"not a fairseq Transformer: no weight {err.args[0]!r}") from None
-    except ValueError as err:
+    except (ValueError, TypeError) as err:
         raise InputError(path, f"cannot convert: {err}") from None
     model = _load(cfg, tokenizer, weights, path)
     train = {"converted_from": {"format": "fairseq", "checkpoint": path.name, "arch": cfg.extra[

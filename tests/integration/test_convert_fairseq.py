@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -169,32 +170,25 @@ def test_everything_else_is_one_line_exit_2(
     )
     _one_line_exit_2(capsys, ["convert", "marian", str(ckpt), str(out)], out, "marian")
 
-    # unknown architecture
-    lstm = tmp_path / "lstm"
-    shutil.copytree(tmp_path, lstm, ignore=shutil.ignore_patterns("lstm"))
+    # an unknown architecture, variants fitsub's model does not have, BPE codes, a stray weight
+    other = tmp_path / "other"
+    shutil.copytree(tmp_path, other, ignore=shutil.ignore_patterns("other"))
     from tests.support.fairseq_reference import save_checkpoint
 
-    save_checkpoint(
-        lstm / "checkpoint_best.pt", Variant(extra_args={"arch": "lstm"}), weights, ("en", "it")
-    )
-    _one_line_exit_2(
-        capsys, ["convert", "fairseq", str(lstm / "checkpoint_best.pt"), str(out)], out, "lstm"
-    )
-    # a variant fitsub's model does not have
-    save_checkpoint(
-        lstm / "checkpoint_best.pt",
-        Variant(extra_args={"encoder_learned_pos": True}),
-        weights,
-        ("en", "it"),
-    )
-    _one_line_exit_2(
-        capsys,
-        ["convert", "fairseq", str(lstm / "checkpoint_best.pt"), str(out)],
-        out,
-        "learned position",
-    )
+    stray = OrderedDict({**weights, "encoder.layernorm_embedding.weight": torch.ones(16)})
+    for extra, state, words in [
+        ({"arch": "lstm"}, weights, ["lstm"]),
+        ({"encoder_learned_pos": True}, weights, ["learned position"]),
+        ({"represent_length_by_lrpe": True}, weights, ["LRPE"]),
+        ({"bpe": "subword_nmt"}, weights, ["subword_nmt", "not SentencePiece"]),
+        ({}, stray, ["encoder.layernorm_embedding.weight"]),
+    ]:
+        bad = other / "checkpoint_best.pt"
+        save_checkpoint(bad, Variant(extra_args=extra), state, ("en", "it"))
+        _one_line_exit_2(capsys, ["convert", "fairseq", str(bad), str(out)], out, *words)
 
-    # missing dictionary; separate source / target dictionaries; no SentencePiece model
+    # a missing dictionary; a dictionary the checkpoint's embedding does not fit; no
+    # SentencePiece model
     (tmp_path / "dict.it.txt").rename(tmp_path / "dict.it.bak")
     _one_line_exit_2(
         capsys, ["convert", "fairseq", str(ckpt), str(out)], out, "dict.it.txt", "not found"
