@@ -256,7 +256,7 @@ def test_a_converted_model_fine_tunes_with_a_length_method(tmp_path: Path) -> No
 def test_an_old_checkpoint_with_pickled_meters_loads_without_running_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """fairseq <= 0.8 pickled its meter objects (`extra_state["train_meters"]`) and numpy
+    """Older fairseq versions pickled their meter objects (`extra_state["train_meters"]`) and numpy
     scalars: they load as inert stand-ins, the meter's own code never runs."""
     import sys
     import types
