@@ -350,8 +350,9 @@ def convert_fairseq(
     except (ValueError, TypeError) as err:
         raise InputError(path, f"cannot convert: {err}") from None
     model = _load(cfg, tokenizer, weights, path)
-    train = {"converted_from": {"format": "fairseq", "checkpoint": path.name, "arch": cfg.extra[
-        "fairseq_arch"], "spm": spm_path.name, "dictionaries": [src_dict.name, tgt_dict.name]}}  # fmt: skip
+    source = {"format": "fairseq", "checkpoint": path.name, "arch": cfg.extra["fairseq_arch"]}
+    source |= {"spm": spm_path.name, "dictionaries": [src_dict.name, tgt_dict.name]}
+    train = {"converted_from": source}
     dest = save_checkpoint(out, model, cfg, tokenizer, train, dtype=dtype, keep_existing=False)
     return Conversion(dest, cfg, str(cfg.extra["fairseq_arch"]), unused, dropped)
 

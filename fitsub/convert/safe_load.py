@@ -4,12 +4,12 @@
 storages, `collections.OrderedDict` and plain Python values are built, and any other global the
 pickle names is refused before anything is called. fairseq checkpoints also hold, beside the
 weights, `args` (an `argparse.Namespace`, older checkpoints) or `cfg` (plain dicts, newer ones;
-legacy models keep a Namespace inside it) and training statistics: numpy scalars, and in
-older fairseq versions the meter objects themselves (`extra_state["train_meters"]`). Those are the only
-globals added here: the Namespace as itself (it only stores attributes); numpy's scalar and dtype
-and fairseq's meters as `_Opaque` stand-ins that keep nothing (the converter never reads the
-statistics, and no numpy or fairseq code runs). Everything else (a `__reduce__` payload such as `os.system`, omegaconf objects,
-fairseq's own classes) is refused, naming the global.
+legacy models keep a Namespace inside it) and training statistics: numpy scalars, and in older
+fairseq versions the meter objects themselves (`extra_state["train_meters"]`). Those are the
+only globals added here: the Namespace as itself (it only stores attributes); numpy's scalar and
+dtype and fairseq's meters as `_Opaque` stand-ins that keep nothing (the converter never reads
+the statistics, and no numpy or fairseq code runs). Everything else (a `__reduce__` payload such
+as `os.system`, omegaconf objects, fairseq's own classes) is refused, naming the global.
 """
 
 from __future__ import annotations

@@ -177,8 +177,8 @@ def save_checkpoint(
         )
     else:
         ckpt["args"] = None
-        ckpt["cfg"] = {"model": argparse.Namespace(**model_args), "task": task,
-                       "bpe": {"_name": "sentencepiece", "sentencepiece_model": "/data/sentencepiece.bpe.model"}}  # fmt: skip
+        bpe = {"_name": "sentencepiece", "sentencepiece_model": "/data/sentencepiece.bpe.model"}
+        ckpt["cfg"] = {"model": argparse.Namespace(**model_args), "task": task, "bpe": bpe}
     torch.save(ckpt, path)
 
 
@@ -197,7 +197,8 @@ def build(
 
 # ---- the reference forward pass (fairseq semantics) ---------------------------------------------
 def _positions(tokens: Tensor, d: int) -> Tensor:
-    """SinusoidalPositionalEmbedding: make_positions + get_embedding (halves, (half-1) denominator)."""
+    """SinusoidalPositionalEmbedding: make_positions + get_embedding (sin / cos halves,
+    frequencies 10000^(-i/(d/2-1)))."""
     mask = tokens.ne(PAD).long()
     pos = torch.cumsum(mask, dim=1) * mask + PAD  # (B, T): padding_idx + 1, + 2, ...
     half = d // 2
