@@ -25,17 +25,7 @@ from fitsub.errors import FitsubError
 if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are its
     from typer._click import Command, Context, HelpFormatter
 
-__all__ = [
-    "COMMANDS",
-    "PANELS",
-    "app",
-    "fail",
-    "flag_name",
-    "main",
-    "printable",
-    "progress_bar",
-    "say",
-]
+__all__ = ["COMMANDS", "app", "fail", "flag_name", "main", "printable", "progress_bar", "say"]
 
 # name → ("module:function", the summary `fitsub --help` lists; the function's docstring's first
 # paragraph, which a test holds them to). `fitsub --help` lists them by `PANELS` below.
