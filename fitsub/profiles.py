@@ -2,7 +2,7 @@
 
 A profile fixes characters per line, lines, reading speed (characters per second), the minimum
 duration of a cue and the minimum gap between cues; some also fix the length ratio (dubbing).
-Sources, with what each figure means and which are fitsub's own conversions: docs/PROFILES.md.
+Sources, with what each figure means and which are fitsub's own conversions: docs/profiles.md.
 
 * ``netflix-<lang>``: Netflix Timed Text Style Guides (General Requirements and the per-language
   guides): 42 characters × 2 lines; adult reading speed 20 cps in English, 17 cps in Italian,

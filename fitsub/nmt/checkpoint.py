@@ -1,6 +1,6 @@
 """Self-describing checkpoint directories: `config.json` + `model.safetensors` + `spm.model`.
 
-Layout (see docs/ARCHITECTURE.md): `config.json` holds {"fitsub_version", "format", "model":
+Layout (see docs/development.md): `config.json` holds {"fitsub_version", "format", "model":
 ModelConfig.to_dict(), "train": {...}, "weights_dtype", "extra_tensors": [...]}; weights are
 safetensors (never pickled, never `torch.load`); the tokenizer is the SentencePiece model.
 Extra tensor groups (e.g. optimizer state) are stored as `NAME.safetensors`.
