@@ -24,7 +24,7 @@ DEVICE=${DEVICE:-cuda}
 run=${RUN:-runs/gpu-en-$LANG_}
 source recipes/corpora.sh
 tgt=$LANG_ vocab=8000
-if [[ $LANG_ == all ]]; then  # one multilingual model (README "One model for several languages")
+if [[ $LANG_ == all ]]; then  # one multilingual model (docs/models-and-training.md, "One model for several languages")
   tgt=it,de,fr,es vocab=16000 DATA=${DATA_ROOT:-../shared/data}/en-{tgt}
   args=()
   for L in it de fr es; do for c in $(corpora_of "$L"); do args+=(--corpus "$L/$c"); done; done

@@ -1,4 +1,4 @@
-"""Write samples/deck.pptx: the two-slide deck the README translates (python-pptx)."""
+"""Write samples/deck.pptx: the two-slide deck docs/user-guide.md translates (python-pptx)."""
 
 from __future__ import annotations
 

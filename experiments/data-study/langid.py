@@ -1,7 +1,7 @@
 """Issue 12's language-identification check: how many training pairs have a side in the wrong
 language? A two-class character-trigram classifier per corpus, run over every corpus of
 ../shared/data (europarl-lowercased excepted: not used), printing per corpus the pairs flagged
-at margins 0, 0.5, 1.0, 1.5 and a few flagged examples (README "Which data helps").
+at margins 0, 0.5, 1.0, 1.5 and a few flagged examples (docs/results/data.md).
 
     .venv/bin/python experiments/data-study/langid.py [../shared/data]
 

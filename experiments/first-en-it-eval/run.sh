@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the README's results tables for the shipped en→it model (reads ../shared/data).
+# Reproduces the first en→it model's tables (docs/results/en-it.md, en-it-first.md) (reads ../shared/data).
 # Usage: experiments/first-en-it-eval/run.sh [MODEL_DIR] [OUT_DIR]
 # Conversational sets (tatoeba-test-unseen, cocoa-*) use their first 500 segments; the long
 # Wikipedia-style sentences of dev/ud-pud and flores200-devtest their first 100 (CPU time).
@@ -23,6 +23,6 @@ $FITSUB eval --model "$MODEL" --bleu --lr "${SETTINGS[@]}" \
   --testset flores200-devtest="$T/test/flores200-devtest" \
   --max-segments "${MAX_WIKI:-100}" \
   --markdown "$OUT/wiki.md" --json "$OUT/wiki.json" --plot "$OUT/wiki"
-# the README's condensed table
+# the condensed table (docs/results/en-it.md)
 "${PYTHON:-.venv/bin/python}" experiments/first-en-it-eval/table.py "$OUT/conversational.json" "$OUT/wiki.json" \
   > "$OUT/summary.md"

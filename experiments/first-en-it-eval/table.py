@@ -1,4 +1,4 @@
-"""The README's condensed results table from `fitsub eval --json` reports.
+"""The condensed results table (docs/results/en-it.md) from `fitsub eval --json` reports.
 
 Usage: python experiments/first-en-it-eval/table.py build/eval/conversational.json build/eval/wiki.json
 Prints one markdown row per test set and setting (the unconstrained rows once: they do not

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The method comparison in the README: the unconstrained baseline, Lakew et al. (2019) length
+# The method comparison (docs/results/length-methods.md): the unconstrained baseline, Lakew et al. (2019) length
 # tokens, and LDPE and LRPE (Takase & Okazaki 2019) with the length perturbed by up to ±4
 # characters (Oka et al. 2020), each trained from scratch on the same data, seed, batches and
 # number of updates, then scored on the pairs held out as dev (the runs write them to

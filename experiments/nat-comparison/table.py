@@ -1,4 +1,4 @@
-"""The README's AT / CMLM / LevT comparison from `experiments/nat-comparison/run.sh`'s report.
+"""The AT / CMLM / LevT comparison (docs/results/nat.md) from `experiments/nat-comparison/run.sh`'s report.
 
     .venv/bin/python experiments/nat-comparison/table.py runs/nat/table.json
 

@@ -1,4 +1,4 @@
-"""Two models' `fitsub eval --json` reports on the same test sets, side by side (README tables).
+"""Two models' `fitsub eval --json` reports on the same test sets, side by side (docs/results/en-it.md).
 
     .venv/bin/python experiments/published-eval/compare.py OLD.json NEW.json [OLD2.json NEW2.json ...]
 

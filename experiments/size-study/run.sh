@@ -3,7 +3,7 @@
 # the same en→it data for the same wall time (MINUTES each, one CPU thread, the shipped recipe:
 # LDPE + ordinary encoding, character lengths, noise [-4, 4], 20 % without a length), dev BLEU
 # (greedy, oracle length, 100 ud-pud dev sentences) against wall time. Then
-#   .venv/bin/python experiments/size-study/table.py runs/size-*      (the README table)
+#   .venv/bin/python experiments/size-study/table.py runs/size-*      (docs/results/size.md)
 #   small : d 256, 3 + 3 layers, 4 heads            (today's shipped shape,  7.6 M parameters)
 #   mid   : d 384, 6 + 2 layers, 6 heads            (deep encoder, shallow decoder)
 #   wide  : d 512, 6 + 2 layers, 8 heads            (Kasai et al. 2021's shape at base width)
