@@ -279,9 +279,8 @@ def export_checkpoint(
     """
     model, tokenizer, cfg, meta = load_checkpoint(src)
     out = save_checkpoint(
-        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False,
-        int8=int8,
-    )  # fmt: skip
+        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False, int8=int8
+    )
     log = Path(src) / "train_log.jsonl"
     if log.is_file():
         shutil.copy2(log, out / "train_log.jsonl")

@@ -236,10 +236,16 @@ class Trainer:
         bleu = -1.0
         if info.is_main and self.cfg.bleu_sentences > 0:
             bleu = dev_bleu(
-                self.model, self.dev_batches, self.prepared.dev, self.prepared.dev_text,
-                self.tokenizer, self.cfg.bleu_sentences, self.cfg.max_pieces,
-                info.device, self.bf16,
-            )  # fmt: skip
+                self.model,
+                batches=self.dev_batches,
+                dev=self.prepared.dev,
+                dev_text=self.prepared.dev_text,
+                tokenizer=self.tokenizer,
+                n_sentences=self.cfg.bleu_sentences,
+                max_len=self.cfg.max_pieces,
+                device=info.device,
+                bf16=self.bf16,
+            )
         score = None
         if self.cfg.bleu_sentences > 0:
             score = broadcast_floats(info, [bleu])[0]
