@@ -6,6 +6,7 @@
 #   recipes/small-ldpe.sh LANG                      # LANG = it, de, fr or es; into runs/recipe-en-LANG
 #   EXPORT_TO=models/en-it recipes/small-ldpe.sh it # also copy the result's weights there
 #   STAGES=second:4800:best INIT=models/en-it recipes/small-ldpe.sh it   # one stage from a checkpoint
+#   EXTRA_ARGS="--device cuda" recipes/small-ldpe.sh it                   # more `fitsub train` flags
 #
 # Every shipped model was trained in stages, each a separate `fitsub train` run (a fresh optimizer
 # and warm-up) started from the float16 export of the stage before, with the number of updates
@@ -42,13 +43,13 @@ mapfile -t first_flags < <(corpus_flags $(first_corpora_of "$L"))
 mapfile -t second_flags < <(corpus_flags $(corpora_of "$L"))
 lengths=(--method ldpe+pe --noise 4 --length-dropout 0.2 --length-unit char)
 
-prev=${INIT:-models/en-$L}
+prev=${INIT:-models/en-$L} prev_run=
 n=0
 for stage in $STAGES; do
   IFS=: read -r kind updates pick <<< "$stage"
   n=$((n + 1))
   run=$RUNS/$n-$kind
-  if [[ -f $run/export/config.json ]]; then prev=$run/export; continue; fi
+  if [[ -f $run/export/config.json ]]; then prev=$run/export prev_run=$run; continue; fi
   start=(--init-from "$prev")
   [[ $kind == first ]] && start=()
   [[ -d $run/last ]] && start=(--resume)
@@ -63,8 +64,9 @@ for stage in $STAGES; do
         --patience 0 --seed 1) ;;
     *) echo "unknown stage kind $kind (first, cont or second)" >&2; exit 2 ;;
   esac
+  # shellcheck disable=SC2086  # EXTRA_ARGS is a list of flags, split on spaces
   "$FITSUB" train --out "$run" "${start[@]}" "${args[@]}" --keep-checkpoints 2 \
-    --threads "$THREADS" --max-steps "$updates"
+    --threads "$THREADS" --max-steps "$updates" ${EXTRA_ARGS:-}
   picked=$run/best
   if [[ $pick == avg ]]; then
     mapfile -t kept < <(ls -d "$run"/steps/step-* | tail -2)
@@ -72,11 +74,12 @@ for stage in $STAGES; do
     picked=$run/avg2
   fi
   "$FITSUB" export "$picked" "$run/export" --dtype float16 --force
-  prev=$run/export
+  prev=$run/export prev_run=$run
 done
 echo "model: $prev"
-if [[ -n ${EXPORT_TO:-} ]]; then  # the weights, tokenizer, config and log; the card stays
+if [[ -n ${EXPORT_TO:-} ]]; then  # the weights, tokenizer, config, the last run's log; the card stays
   mkdir -p "$EXPORT_TO"
-  cp "$prev"/{config.json,model.safetensors,spm.model,train_log.jsonl} "$EXPORT_TO/"
+  cp "$prev"/{config.json,model.safetensors,spm.model} "$EXPORT_TO/"
+  cp "$prev_run/train_log.jsonl" "$EXPORT_TO/"
   echo "copied into $EXPORT_TO"
 fi
