@@ -20,8 +20,8 @@ demo: setup
 	$(BIN)/fitsub translate samples/talk.srt --lang it --ratio 1.0 -o build/talk.it.srt --report build/talk.it.json
 
 lint: setup
-	$(BIN)/ruff check fitsub tests bench scripts
-	$(BIN)/ruff format --check fitsub tests bench scripts
+	$(BIN)/ruff check fitsub tests bench recipes experiments tools
+	$(BIN)/ruff format --check fitsub tests bench recipes experiments tools
 
 typecheck: setup
 	$(BIN)/mypy --strict fitsub

@@ -30,7 +30,7 @@ def make_model(device: torch.device, vocab: int, method: str) -> Transformer:
 
 
 def segments_per_second(
-    model: Transformer, batch: int, beam: int, src_len: int, max_len: int, n_segments: int
+    model: Transformer, *, batch: int, beam: int, src_len: int, max_len: int, n_segments: int
 ) -> float:
     """Translate `n_segments` random sources in batches of `batch`; segments per second."""
     dev = next(model.parameters()).device
@@ -87,7 +87,14 @@ def main() -> None:
     for batch in (1, 32):
         for beam in (1, 5):
             n = max(args.segments, batch) if batch > 1 else max(8, args.segments // 8)
-            sps = segments_per_second(model, batch, beam, args.src_len, args.max_len, n)
+            sps = segments_per_second(
+                model,
+                batch=batch,
+                beam=beam,
+                src_len=args.src_len,
+                max_len=args.max_len,
+                n_segments=n,
+            )
             rows.append({"batch": batch, "beam": beam, "segments_per_s": round(sps, 2)})
             print(f"{batch:>6} {beam:>5} {sps:>11.1f}")
     if args.json:

@@ -2,7 +2,7 @@
 from it (the main table, the per-length table, markdown, rich, the README's condensed rows).
 
 The tables are built here only: `fitsub eval` prints them, `EvalReport.to_markdown` writes them,
-scripts/results_table.py condenses saved JSON reports with `condensed_rows`.
+experiments/first-en-it-eval/table.py condenses saved JSON reports with `condensed_rows`.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ placeholder the model copies, and after translation the placeholder is replaced 
 term. The placeholder is ``[1]``, ``[2]``… (one per occurrence, skipping any that the text
 already holds). Measured on the shipped en→it model (`models/en-it`, beam 5) over 126 sentences
 (36 templates with one term, 8 with two, and 82 sample sentences with their last word replaced),
-outputs holding every placeholder exactly once (`scripts/measure_placeholders.py`; first
+outputs holding every placeholder exactly once (`experiments/placeholders/run.py`; first
 candidate, and any of the five best):
 
     placeholder    budget 1.0×   budget 1.2×   unconstrained

@@ -2,7 +2,7 @@
 
 A profile fixes characters per line, lines, reading speed (characters per second), the minimum
 duration of a cue and the minimum gap between cues; some also fix the length ratio (dubbing).
-Sources, with what each figure means and which are fitsub's own conversions: docs/PROFILES.md.
+Sources, with what each figure means and which are fitsub's own conversions: docs/profiles.md.
 
 * ``netflix-<lang>``: Netflix Timed Text Style Guides (General Requirements and the per-language
   guides): 42 characters × 2 lines; adult reading speed 20 cps in English, 17 cps in Italian,
@@ -29,7 +29,7 @@ from fitsub.budget import MIN_WORD_CUE_MS, Limits, limits_for
 NETFLIX_GAP_MS = 83  # 2 frames at 24 fps
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Profile:
     """A named set of subtitle limits, with the length ratio when the profile sets one."""
 
@@ -73,26 +73,48 @@ _LANGUAGE = {
 BUILTIN: dict[str, Profile] = {
     **{
         f"netflix-{lang}": Profile(
-            f"netflix-{lang}", 42, 2, cps, MIN_WORD_CUE_MS, NETFLIX_GAP_MS,
-            _NETFLIX.format(_LANGUAGE[lang]),
+            name=f"netflix-{lang}",
+            cpl=42,
+            lines=2,
+            cps=cps,
+            min_duration_ms=MIN_WORD_CUE_MS,
+            min_gap_ms=NETFLIX_GAP_MS,
+            source=_NETFLIX.format(_LANGUAGE[lang]),
         )
         for lang, cps in _NETFLIX_CPS.items()
     },
     "bbc": Profile(
-        "bbc", 37, 2, 15.0, MIN_WORD_CUE_MS, 0,
-        "BBC Subtitle Guidelines (bbc.github.io/subtitle-guidelines): 3.1 line length, "
+        name="bbc",
+        cpl=37,
+        lines=2,
+        cps=15.0,
+        min_duration_ms=MIN_WORD_CUE_MS,
+        min_gap_ms=0,
+        source="BBC Subtitle Guidelines (bbc.github.io/subtitle-guidelines): 3.1 line length, "
         "4.1 timing; cps converted from 180 wpm",
     ),
     "ted": Profile(
-        "ted", 42, 2, 21.0, 1000, 0,
-        "TED Translators subtitling cheat-sheet (translations.ted.com), used on Amara",
+        name="ted",
+        cpl=42,
+        lines=2,
+        cps=21.0,
+        min_duration_ms=1000,
+        min_gap_ms=0,
+        source="TED Translators subtitling cheat-sheet (translations.ted.com), used on Amara",
     ),
     "dubbing": Profile(
-        "dubbing", 42, 2, 17.0, 0, 0,
-        "fitsub: the source's length ±10 % (lip-sync and voice-over timing)",
-        ratio=1.1, min_ratio=0.9, reading_speed=False,
+        name="dubbing",
+        cpl=42,
+        lines=2,
+        cps=17.0,
+        min_duration_ms=0,
+        min_gap_ms=0,
+        source="fitsub: the source's length ±10 % (lip-sync and voice-over timing)",
+        ratio=1.1,
+        min_ratio=0.9,
+        reading_speed=False,
     ),
-}  # fmt: skip
+}
 
 
 def netflix_for(lang: str) -> str | None:
@@ -148,9 +170,14 @@ def language_profile(lang: str) -> Profile:
     """The default limits of a language as a profile (what applies without --profile)."""
     limits = limits_for(lang)
     return Profile(
-        f"{lang} defaults", limits.cpl, limits.lines, limits.cps, limits.min_duration_ms,
-        limits.min_gap_ms, "fitsub.budget.LANGUAGE_LIMITS (Netflix figures)",
-    )  # fmt: skip
+        name=f"{lang} defaults",
+        cpl=limits.cpl,
+        lines=limits.lines,
+        cps=limits.cps,
+        min_duration_ms=limits.min_duration_ms,
+        min_gap_ms=limits.min_gap_ms,
+        source="fitsub.budget.LANGUAGE_LIMITS (Netflix figures)",
+    )
 
 
 def tight_gaps(times: Sequence[tuple[int | None, int | None]], min_gap_ms: int) -> list[int]:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are 
 __all__ = ["COMMANDS", "app", "fail", "flag_name", "main", "printable", "progress_bar", "say"]
 
 # name → ("module:function", the summary `fitsub --help` lists; the function's docstring's first
-# paragraph, which a test holds them to). In the order `fitsub --help` lists them.
+# paragraph, which a test holds them to). `fitsub --help` lists them by `PANELS` below.
 COMMANDS: dict[str, tuple[str, str]] = {
     "average": (
         "fitsub.cli.average:average_cmd",
@@ -73,7 +73,27 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 
+# The panels of `fitsub --help`, in the order shown, each with its commands in order; a command
+# of `COMMANDS` named in no panel is listed under "Commands" first. Names not (yet) in `COMMANDS`
+# are skipped.
+PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Translate", ("translate", "budget", "profiles", "apply")),
+    ("Models", ("train", "train-length", "distill", "average", "export", "convert")),
+    ("Evaluate", ("eval",)),
+)
+
 _DEBUG_ENV = "FITSUB_DEBUG"
+
+
+def _panel_of(name: str) -> str | None:
+    """The help panel command `name` is listed in (None: the default "Commands" panel)."""
+    return next((panel for panel, names in PANELS if name in names), None)
+
+
+def listed_commands() -> list[str]:
+    """Every command of `COMMANDS` in the order `fitsub --help` lists them: panel by panel."""
+    paneled = [name for _, names in PANELS for name in names if name in COMMANDS]
+    return [name for name in COMMANDS if name not in paneled] + paneled
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -142,11 +162,12 @@ class _Commands(TyperGroup):
         self.commands = _Built()
 
     def list_commands(self, ctx: Context) -> list[str]:
-        return list(COMMANDS)
+        return listed_commands()
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if self._listing and cmd_name in COMMANDS:  # the summary alone: no import of its module
-            return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1])
+            panel = _panel_of(cmd_name)
+            return TyperCommand(cmd_name, help=COMMANDS[cmd_name][1], rich_help_panel=panel)
         return self.commands.get(cmd_name)
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:

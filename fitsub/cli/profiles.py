@@ -24,7 +24,7 @@ def profiles_cmd(
     if as_json:
         typer.echo(json.dumps([p.to_dict() for p in profiles], ensure_ascii=False, indent=2))
         return
-    table = Table(title="style profiles (docs/PROFILES.md)")
+    table = Table(title="style profiles (docs/profiles.md)")
     for name in ("profile", "cpl", "lines", "cps", "min dur. ms", "min gap ms", "ratio"):
         table.add_column(name, justify="left" if name == "profile" else "right", no_wrap=True)
     table.add_column("source", overflow="fold")

@@ -155,9 +155,17 @@ def translate_cmd(
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
     opts = translate_options(
-        lang, ratio, cpl, lines, cps, per_cue, compare, min_ratio, chosen,
-        config.get("ratio") or 1.0,
-    )  # fmt: skip
+        lang,
+        ratio=ratio,
+        cpl=cpl,
+        lines=lines,
+        cps=cps,
+        per_cue=per_cue,
+        compare=compare,
+        min_ratio=min_ratio,
+        profile=chosen,
+        default_ratio=config.get("ratio") or 1.0,
+    )
     check_policy(length_policy, ("source", "predicted"))
     if glossary_path is not None:
         opts = dataclasses.replace(opts, glossary=load_glossary(Path(glossary_path)))
@@ -176,9 +184,22 @@ def translate_cmd(
         "length_policy": length_policy,
     }
     run = Run(
-        opts, meta, None if model is None else Path(model), src_lang, device, beam, threads, fmt,
-        encoding_in, report, strict, quiet, length_policy, length_predictor, table_format,
-    )  # fmt: skip
+        opts=opts,
+        meta=meta,
+        model=None if model is None else Path(model),
+        src_lang=src_lang,
+        device=device,
+        beam=beam,
+        threads=threads,
+        fmt=fmt,
+        encoding=encoding_in,
+        report=report,
+        strict=strict,
+        quiet=quiet,
+        length_policy=length_policy,
+        length_predictor=length_predictor,
+        table_format=table_format,
+    )
     if batch:
         translate_batch(run, files, out_dir)
         return

@@ -11,7 +11,7 @@ from fitsub.cli.models import open_model, with_policy
 from fitsub.pipeline import TranslateOptions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Run:
     """What one `fitsub translate` does, resolved from its flags and fitsub.toml."""
 
@@ -39,10 +39,19 @@ class Run:
     def with_model(self) -> tuple[TranslateOptions, TranslationBackend]:
         """The options with their length policy, and the backend: loaded once per run."""
         opts = with_policy(
-            self.opts, self.length_policy, self.length_predictor, self.model, self.src_lang,
-            self.lang,
-        )  # fmt: skip
+            self.opts,
+            length_policy=self.length_policy,
+            length_predictor=self.length_predictor,
+            model=self.model,
+            src_lang=self.src_lang,
+            lang=self.lang,
+        )
         backend = open_model(
-            self.model, self.src_lang, self.lang, self.device, self.beam, self.threads
+            self.model,
+            src_lang=self.src_lang,
+            lang=self.lang,
+            device=self.device,
+            beam=self.beam,
+            threads=self.threads,
         )
         return opts, backend

@@ -77,13 +77,13 @@ class PieceTable:
     def to(self, device: torch.device) -> PieceTable:
         """The same table on `device`."""
         return PieceTable(
-            self.chars.to(device),
-            self.lead.to(device),
-            self.special.to(device),
-            self.cont.to(device),
-            self.eos_id,
-            None if self.prefixes is None else self.prefixes.to(device),
-            self.prefix_pad,
+            chars=self.chars.to(device),
+            lead=self.lead.to(device),
+            special=self.special.to(device),
+            cont=self.cont.to(device),
+            eos_id=self.eos_id,
+            prefixes=None if self.prefixes is None else self.prefixes.to(device),
+            prefix_pad=self.prefix_pad,
         )
 
     def length(self, ids: Sequence[int], no_space: bool = False) -> int:
@@ -139,13 +139,13 @@ def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
     pads = [i for i in range(vocab_size) if special[i] and i != eos_id]
     prefixes = _prefixes(pieces, special, pads[0]) if pads else None
     return PieceTable(
-        torch.tensor(chars, dtype=torch.long),
-        torch.tensor(lead, dtype=torch.long),
-        torch.tensor(special, dtype=torch.bool),
-        torch.tensor(cont, dtype=torch.bool),
-        eos_id,
-        prefixes,
-        pads[0] if pads else 0,
+        chars=torch.tensor(chars, dtype=torch.long),
+        lead=torch.tensor(lead, dtype=torch.long),
+        special=torch.tensor(special, dtype=torch.bool),
+        cont=torch.tensor(cont, dtype=torch.bool),
+        eos_id=eos_id,
+        prefixes=prefixes,
+        prefix_pad=pads[0] if pads else 0,
     )
 
 

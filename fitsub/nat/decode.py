@@ -137,7 +137,16 @@ def mask_predict(
             dense_lp = torch.full((B, N, cand_id.size(1)), NEG_INF, device=dev)
             dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
             best_id, best_lp = fill_within_budget(
-                dense_id, dense_lp, mask, tokens, valid, use_first, least, limit, first, later
+                dense_id,
+                dense_lp,
+                mask=mask,
+                tokens=tokens,
+                valid=valid,
+                use_first=use_first,
+                least=least,
+                limit=limit,
+                first=first,
+                later=later,
             )
         tokens = torch.where(mask, best_id, tokens)
         logp_tok = torch.where(mask, best_lp, logp_tok)
@@ -173,6 +182,7 @@ def fill_candidates(
 def fill_within_budget(
     cand_id: Tensor,
     cand_lp: Tensor,
+    *,
     mask: Tensor,
     tokens: Tensor,
     valid: Tensor,

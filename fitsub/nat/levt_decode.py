@@ -228,7 +228,16 @@ def levt_decode(
                 dense_lp = torch.full((b, T, cand_id.size(1)), NEG_INF, device=dev)
                 dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
                 best_id, best_lp = fill_within_budget(
-                    dense_id, dense_lp, mask, a_y, valid, use_first, least, limit[act], first, later
+                    dense_id,
+                    dense_lp,
+                    mask=mask,
+                    tokens=a_y,
+                    valid=valid,
+                    use_first=use_first,
+                    least=least,
+                    limit=limit[act],
+                    first=first,
+                    later=later,
                 )
                 a_y = torch.where(mask, best_id, a_y)
                 a_lp = torch.where(mask, best_lp, a_lp)
@@ -239,7 +248,7 @@ def levt_decode(
             else _rows_equal(a_y, before, pad)
         )
         iters[act] += 1
-        y, lp = _scatter_rows(y, lp, act, a_y, a_lp, pad)
+        y, lp = _scatter_rows(y, lp, act=act, a_y=a_y, a_lp=a_lp, pad=pad)
         done[act] |= unchanged
         history.append(_inner_only(y, lp, model))
     tokens, logp_tok = _inner_only(y, lp, model)
@@ -248,7 +257,14 @@ def levt_decode(
     use_first[:, 0] = True
     use_first |= bare[:, None]
     chars = (torch.where(use_first, first[tokens], later[tokens]) * tokens.ne(pad)).sum(1)
-    return LevTDecoded(tokens, logp_tok, lengths, chars, iters, history)
+    return LevTDecoded(
+        tokens=tokens,
+        logp=logp_tok,
+        lengths=lengths,
+        chars=chars,
+        iterations=iters,
+        history=history,
+    )
 
 
 def _rows_equal(a: Tensor, b: Tensor, pad: int) -> Tensor:
@@ -260,7 +276,7 @@ def _rows_equal(a: Tensor, b: Tensor, pad: int) -> Tensor:
 
 
 def _scatter_rows(
-    y: Tensor, lp: Tensor, act: Tensor, a_y: Tensor, a_lp: Tensor, pad: int
+    y: Tensor, lp: Tensor, *, act: Tensor, a_y: Tensor, a_lp: Tensor, pad: int
 ) -> tuple[Tensor, Tensor]:
     """y / lp (B, T) with rows `act` replaced by a_y / a_lp, widened as needed."""
     W = max(y.size(1), a_y.size(1))

@@ -37,7 +37,7 @@ from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_tar
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
-# en-it test sets, README "Speed"), but dynamic int8 quantises activations per batch, so a
+# en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
 # segment's translation would depend on the segments batched with it (the backend promises the
 # same output alone or in a batch).
 INT8_DEFAULT = False

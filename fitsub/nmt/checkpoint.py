@@ -1,6 +1,6 @@
 """Self-describing checkpoint directories: `config.json` + `model.safetensors` + `spm.model`.
 
-Layout (see docs/ARCHITECTURE.md): `config.json` holds {"fitsub_version", "format", "model":
+Layout (see docs/development.md): `config.json` holds {"fitsub_version", "format", "model":
 ModelConfig.to_dict(), "train": {...}, "weights_dtype", "extra_tensors": [...]}; weights are
 safetensors (never pickled, never `torch.load`); the tokenizer is the SentencePiece model.
 Extra tensor groups (e.g. optimizer state) are stored as `NAME.safetensors`.
@@ -279,9 +279,8 @@ def export_checkpoint(
     """
     model, tokenizer, cfg, meta = load_checkpoint(src)
     out = save_checkpoint(
-        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False,
-        int8=int8,
-    )  # fmt: skip
+        dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False, int8=int8
+    )
     log = Path(src) / "train_log.jsonl"
     if log.is_file():
         shutil.copy2(log, out / "train_log.jsonl")

@@ -253,7 +253,14 @@ class Encoded:
         """The rows at `idx`, re-packed."""
         src_ids, src_off = _gather(self.src_ids, self.src_off, idx)
         tgt_ids, tgt_off = _gather(self.tgt_ids, self.tgt_off, idx)
-        return Encoded(src_ids, src_off, tgt_ids, tgt_off, self.tgt_units[idx], self.ratio[idx])
+        return Encoded(
+            src_ids=src_ids,
+            src_off=src_off,
+            tgt_ids=tgt_ids,
+            tgt_off=tgt_off,
+            tgt_units=self.tgt_units[idx],
+            ratio=self.ratio[idx],
+        )
 
 
 def _pack(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -319,7 +326,14 @@ def encode_corpus(
     s_chars = np.fromiter((char_length(s) for s in corpus.src), dtype=np.float64, count=len(corpus))
     t_chars = np.fromiter((char_length(t) for t in corpus.tgt), dtype=np.float64, count=len(corpus))
     ratio = t_chars / np.maximum(s_chars, 1.0)
-    return Encoded(src_ids, src_off, tgt_ids, tgt_off, units.astype(np.int64), ratio)
+    return Encoded(
+        src_ids=src_ids,
+        src_off=src_off,
+        tgt_ids=tgt_ids,
+        tgt_off=tgt_off,
+        tgt_units=units.astype(np.int64),
+        ratio=ratio,
+    )
 
 
 def drop_long(enc: Encoded, max_pieces: int) -> tuple[Encoded, int]:

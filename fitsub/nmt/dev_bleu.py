@@ -19,6 +19,7 @@ from fitsub.nmt.tokenizer import Tokenizer
 
 def dev_bleu(
     model: Transformer | CMLM | LevT,
+    *,
     batches: BatchMaker,
     dev: Encoded,
     dev_text: Corpus,

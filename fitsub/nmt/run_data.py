@@ -78,9 +78,13 @@ def read_corpora(
             data_dir = Path(_for(cfg.data_dir, lang))
             specs = language_specs(cfg.corpora, lang, data_dir, cfg.src_lang) if multi else None
             part, part_sizes = load_data_dir(
-                data_dir, cfg.src_lang, lang, cfg.corpora if specs is None else specs, cfg.seed,
-                dropped,
-            )  # fmt: skip
+                data_dir,
+                src_lang=cfg.src_lang,
+                tgt_lang=lang,
+                specs=cfg.corpora if specs is None else specs,
+                seed=cfg.seed,
+                dropped=dropped,
+            )
             sizes.update({name + k: n for k, n in part_sizes.items()})
             train.extend(part.tagged(lang) if multi else part)
         for prefix in cfg.train_prefixes:

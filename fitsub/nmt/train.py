@@ -10,11 +10,9 @@ Reproducibility: the batches of epoch e depend only on (seed, e); the dropout an
 random streams are re-seeded from (seed, rank, step) at every update. A run stopped after step n
 and resumed therefore makes exactly the updates an uninterrupted run would have made.
 
-The settings are `fitsub.nmt.train_config.TrainConfig`; data preparation lives in
-`fitsub.nmt.corpus`, batches in `fitsub.nmt.batches`, the schedule and optimizer in
-`fitsub.nmt.optim`, the counters (`TrainState`), optimizer state and crash recovery for
-`--resume` in `fitsub.nmt.trainstate`, the loss in `fitsub.nmt.loss` (computed from the decoder
-states on the non-pad target rows only, through the tied output projection).
+In `fitsub.nmt`: the settings (`train_config.TrainConfig`), data (`corpus`), batches, the schedule
+and optimizer (`optim`), counters, optimizer state and crash recovery for `--resume`
+(`trainstate`), the loss (`loss`: decoder states of non-pad target rows, tied output projection).
 """
 
 from __future__ import annotations
@@ -238,10 +236,16 @@ class Trainer:
         bleu = -1.0
         if info.is_main and self.cfg.bleu_sentences > 0:
             bleu = dev_bleu(
-                self.model, self.dev_batches, self.prepared.dev, self.prepared.dev_text,
-                self.tokenizer, self.cfg.bleu_sentences, self.cfg.max_pieces,
-                info.device, self.bf16,
-            )  # fmt: skip
+                self.model,
+                batches=self.dev_batches,
+                dev=self.prepared.dev,
+                dev_text=self.prepared.dev_text,
+                tokenizer=self.tokenizer,
+                n_sentences=self.cfg.bleu_sentences,
+                max_len=self.cfg.max_pieces,
+                device=info.device,
+                bf16=self.bf16,
+            )
         score = None
         if self.cfg.bleu_sentences > 0:
             score = broadcast_floats(info, [bleu])[0]

@@ -1,6 +1,6 @@
 """Budgets at their edges, pinned to exact values: dialogue dashes, subword targets, slides.
 
-Each test here fails under a one-line change of the rule it names (`bench/mutation_probe.py`
+Each test here fails under a one-line change of the rule it names (`tools/mutation_probe.py`
 applies such changes and runs these tests)."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from fitsub.cli import COMMANDS, command_function
+from fitsub.cli import COMMANDS, PANELS, command_function
 from fitsub.cli.console import error_text
 from fitsub.errors import FitsubError, InputError
 
@@ -64,6 +64,31 @@ def test_every_command_has_its_own_help(name: str, capsys: pytest.CaptureFixture
     assert run([name, "--help"]) == 0
     out = capsys.readouterr().out
     assert f" {name} [OPTIONS]" in " ".join(out.split())  # after the program's name
+
+
+def test_help_lists_the_commands_in_panels_translate_first(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`fitsub --help`: the panels Translate, Models, Evaluate in that order, `translate` the
+    first command, each command inside its own panel, and no command left outside a panel."""
+    assert run(["--help"]) == 0
+    lines = [line.strip("│╭╮╰╯─ ") for line in capsys.readouterr().out.splitlines()]
+    panels = [
+        line for line in lines if line in {"Options", "Commands", "Translate", "Models", "Evaluate"}
+    ]
+    assert panels == ["Options", "Translate", "Models", "Evaluate"]
+    listed = [line.split()[0] for line in lines if line and line.split()[0] in COMMANDS]
+    assert listed[0] == "translate"
+    assert sorted(listed) == sorted(COMMANDS)  # each once: none in the default panel
+    for panel, names in PANELS:
+        start = lines.index(panel)
+        end = next(
+            (i for i in range(start + 1, len(lines)) if lines[i] in dict(PANELS)), len(lines)
+        )
+        inside = [
+            line.split()[0] for line in lines[start:end] if line and line.split()[0] in COMMANDS
+        ]
+        assert inside == [name for name in names if name in COMMANDS]
 
 
 def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,7 @@ Every run must end with exit 0 or 2, never a traceback or exit 1, within `SECOND
 - exit 2: one line on stderr, nothing written;
 - always: the input is unchanged.
 
-`make test` runs `DEFAULT_FILES` files; `scripts/fuzz.sh N` runs N and prints the outcome per
+`make test` runs `DEFAULT_FILES` files; `tools/fuzz.sh N` runs N and prints the outcome per
 mutation (`python tests/system/test_fuzz.py N [SEED]`).
 """
 

@@ -1,4 +1,4 @@
-"""Regressions found by the long fuzz run (`scripts/fuzz.sh 10000 18`), one test per cause.
+"""Regressions found by the long fuzz run (`tools/fuzz.sh 10000 18`), one test per cause.
 
 Each test writes a minimal file reduced from a failing case and runs it through the real CLI
 entry point with the toy backend (`test_fuzz.check_case`: exit 0 or 2, every cue, id, timing,

@@ -26,7 +26,9 @@ def table(prefixes: bool = False) -> PieceTable:
     if prefixes:  # "▁ba" is a proper prefix of "▁barche"; pad with PAD (never generated)
         pre = torch.full((10, 1), PAD, dtype=torch.long)
         pre[BARCHE, 0] = BA
-    return PieceTable(chars, lead, special, cont, EOS, pre, PAD)
+    return PieceTable(
+        chars=chars, lead=lead, special=special, cont=cont, eos_id=EOS, prefixes=pre, prefix_pad=PAD
+    )
 
 
 def scores(best: int, rows: int = 1) -> torch.Tensor:

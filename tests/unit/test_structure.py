@@ -1,5 +1,5 @@
 """The package's shape (issue 16): no import circle, deferred and TYPE_CHECKING imports included,
-and no module over 400 lines. The figures come from bench/structure.py, which prints them."""
+and no module over 400 lines. The figures come from tools/structure.py, which prints them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _structure() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("structure", ROOT / "bench" / "structure.py")
+    spec = importlib.util.spec_from_file_location("structure", ROOT / "tools" / "structure.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

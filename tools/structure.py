@@ -1,0 +1,181 @@
+"""Structure figures of the `fitsub` package: largest files, longest functions, import circles,
+and the wall time of `fitsub --help` (median of 5 fresh processes).
+
+    .venv/bin/python tools/structure.py            # figures
+    .venv/bin/python tools/structure.py --no-help  # without the timing (no subprocesses)
+
+Two import graphs: the design graph counts every import in a module (inside functions and under
+`if TYPE_CHECKING:` too: a circle hidden by a deferred import is still a circle), the runtime
+graph only the imports that run when the module is imported. tests/unit/test_structure.py asserts the
+design graph has no circle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "fitsub"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING"
+    )
+
+
+def _top_level_imports(tree: ast.Module, with_type_checking: bool) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append(node)
+        elif isinstance(node, ast.If):
+            if _is_type_checking(node) and not with_type_checking:
+                stack.extend(node.orelse)
+                continue
+            stack.extend(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            stack.extend(node.body + node.orelse + node.finalbody)
+            for h in node.handlers:
+                stack.extend(h.body)
+    return out
+
+
+def import_graph(deferred: bool = True) -> dict[str, set[str]]:
+    """Module → the fitsub modules it imports: every import anywhere in it (inside functions and
+    under `TYPE_CHECKING` too: the dependencies of the design) when `deferred`, else only those
+    that run when it is imported."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for mod, path in modules.items():
+        is_pkg = path.name == "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = (
+            [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            if deferred
+            else _top_level_imports(tree, with_type_checking=False)
+        )
+        for node in nodes:
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    pkg = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    pkg = pkg[: len(pkg) - (node.level - 1)]
+                    base = ".".join(pkg + ([base] if base else []))
+                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            for t in targets:
+                if t in modules and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10_000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def file_lengths() -> list[tuple[int, str]]:
+    return sorted(
+        (
+            (len(p.read_text(encoding="utf-8").splitlines()), str(p.relative_to(ROOT)))
+            for p in PACKAGE.rglob("*.py")
+        ),
+        reverse=True,
+    )
+
+
+def function_lengths() -> list[tuple[int, str]]:
+    out = []
+    for p in PACKAGE.rglob("*.py"):
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno:
+                n = node.end_lineno - node.lineno + 1
+                out.append((n, f"{p.relative_to(ROOT)}:{node.lineno} {node.name}"))
+    return sorted(out, reverse=True)
+
+
+def help_time(runs: int = 5) -> float:
+    exe = Path(sys.executable).with_name("fitsub")
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([str(exe), "--help"], check=True, capture_output=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-help", action="store_true", help="skip the `fitsub --help` timing")
+    args = ap.parse_args()
+    files = file_lengths()
+    funcs = function_lengths()
+    print("largest files:", ", ".join(f"{f} {n}" for n, f in files[:5]))
+    print("files over 400 lines:", sum(1 for n, _ in files if n > 400))
+    print("longest functions:", ", ".join(f"{f} {n}" for n, f in funcs[:5]))
+    print("functions over 60 lines:", sum(1 for n, _ in funcs if n > 60))
+    print(f"import circles at import time: {len(circles(import_graph(deferred=False)))}")
+    found = circles(import_graph(deferred=True))
+    print(f"import circles, deferred imports included: {len(found)}")
+    for c in found:
+        print("  ", " ↔ ".join(c))
+    if not args.no_help:
+        print(f"fitsub --help: {help_time():.3f} s (median of 5)")
+
+
+if __name__ == "__main__":
+    main()
