@@ -30,6 +30,16 @@
     if (line) out.push(line);
     return out;
   }
+  function balanced(words, room) { // the fewest lines, their longest as short as can be
+    var fewest = greedy(words, room).length, lo = 1, hi = room;
+    words.forEach(function (w) { lo = Math.max(lo, len(w)); });
+    if (lo > room) return greedy(words, room);
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (greedy(words, mid).length <= fewest) hi = mid; else lo = mid + 1;
+    }
+    return greedy(words, lo);
+  }
   // As `fitsub apply` lays a text out: the reviewer's lines when they fit, else re-flowed.
   function layout(r, text) {
     var ls = lines(text);
@@ -37,7 +47,7 @@
     if (r.turns > 1) return { lines: ls, reflowed: false };
     var fits = ls.length <= L.lines && ls.every(function (x) { return len(x) <= r.room; });
     if (fits) return { lines: ls, reflowed: false };
-    return { lines: greedy(flat(text).split(" ").filter(Boolean), r.room), reflowed: true };
+    return { lines: balanced(flat(text).split(" ").filter(Boolean), r.room), reflowed: true };
   }
   function check(r, text) {
     var n = chars(text), lay = layout(r, text), res = { n: n, overBudget: n > r.budget, lay: lay };
