@@ -176,7 +176,7 @@ def review_page(
         "score",
         "flags",
     ]
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    head = "".join(f'<div class="cell">{html.escape(c)}</div>' for c in columns)
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -193,7 +193,8 @@ def review_page(
             '<header id="head"></header>',
             "<noscript><p>This review page needs JavaScript to show and edit the segments; "
             "the review TSV (--review review.tsv) is the plain-text alternative.</p></noscript>",
-            f'<table><thead><tr>{head}</tr></thead><tbody id="rows"></tbody></table>',
+            f'<div class="row head">{head}</div>',
+            '<main id="rows"></main>',
             '<p id="empty"></p>',
             f'<script type="application/json" id="fitsub-data">{script_json(data)}</script>',
             f"<script>{_asset('review.js')}</script>",

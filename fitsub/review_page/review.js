@@ -8,7 +8,7 @@
   var L = meta.limits; // null for slides: no line or speed limit
   var LOW = meta.low_score; // scores under it are shown in red
   var storeKey = "fitsub-review:" + meta.fingerprint.structure + ":" + (meta.fingerprint.source || "") + ":" + meta.edits_name;
-  var state = rows.map(function (r) { return { text: r.fit, tr: null, box: null, meter: null, note: null, broken: false }; });
+  var state = rows.map(function (r) { return { text: r.fit, tr: null, box: null, meter: null, note: null, broken: false, edited: false }; });
   var current = -1;
 
   function el(tag, cls, text) {
@@ -80,21 +80,24 @@
     if (c.empty) part(m, "", "empty", true);
     st.note.textContent = c.lay.reflowed ? "re-flowed on apply: " + c.lay.lines.join(" | ") : "";
     st.broken = c.broken;
-    var edited = flat(st.text) !== flat(r.fit);
+    var edited = st.edited = flat(st.text) !== flat(r.fit);
     st.tr.classList.toggle("broken", c.broken);
     st.tr.classList.toggle("edited", edited);
     st.tr.classList.toggle("flagged", r.flags.length > 0 && !edited);
   }
   function editCount() {
-    return state.filter(function (st, i) { return flat(st.text) !== flat(rows[i].fit); }).length;
+    var n = 0;
+    state.forEach(function (st) { if (st.edited) n++; });
+    return n;
   }
   function save() {
     var edits = {};
-    state.forEach(function (st, i) { if (st.text !== rows[i].fit) edits[i] = st.text; });
+    state.forEach(function (st, i) { if (st.edited) edits[i] = st.text; });
     try { localStorage.setItem(storeKey, JSON.stringify(edits)); } catch (e) { /* storage off */ }
     document.getElementById("edit-count").textContent = editCount() + " edited";
   }
   function setText(i, text) {
+    buildAll();
     state[i].text = text;
     state[i].box.value = text;
     autosize(state[i].box);
@@ -107,21 +110,21 @@
     return r.start ? r.start + " \u2192 " + r.end : "";
   }
   function buildRow(r, i) {
-    var tr = el("tr");
+    var tr = el("div", "row");
     tr.id = "seg-" + i;
-    var t = el("td", "time");
+    var t = el("div", "cell time");
     t.appendChild(el("div", "id", "#" + (r.id || i + 1)));
     if (r.start) t.appendChild(el("div", "", timeRange(r)));
     if (r.dur !== null) t.appendChild(el("div", "muted", (r.dur / 1000).toFixed(2) + " s"));
     tr.appendChild(t);
-    var s = el("td");
+    var s = el("div", "cell");
     s.appendChild(el("pre", "text src", r.src));
     tr.appendChild(s);
-    var u = el("td");
+    var u = el("div", "cell");
     u.appendChild(el("pre", "text unc", r.unc === null ? "\u2013" : r.unc));
     if (r.unc !== null) u.appendChild(el("div", "muted", chars(r.unc) + " chars"));
     tr.appendChild(u);
-    var f = el("td", "fit");
+    var f = el("div", "cell fit");
     var box = el("textarea");
     box.value = state[i].text;
     box.spellcheck = true;
@@ -149,14 +152,14 @@
     acts.appendChild(reset);
     f.appendChild(acts);
     tr.appendChild(f);
-    var b = el("td", "num");
+    var b = el("div", "cell num");
     b.appendChild(el("div", "", r.budget));
     b.appendChild(el("div", "muted", r.bind));
     tr.appendChild(b);
-    var q = el("td", "num score", r.q === null ? "\u2013" : r.q.toFixed(2));
+    var q = el("div", "cell num score", r.q === null ? "\u2013" : r.q.toFixed(2));
     if (r.q !== null && LOW !== null && r.q < LOW) q.classList.add("low");
     tr.appendChild(q);
-    var fl = el("td", "flags");
+    var fl = el("div", "cell flags");
     r.flags.forEach(function (fg) {
       var chip = el("span", "flag" + (fg[0] === "too-short" || fg[0] === "too-small" ? " timing" : ""), fg[0]);
       if (fg[1]) chip.title = fg[1];
@@ -180,6 +183,7 @@
     return true;
   }
   function applyFilters() {
+    if (built < rows.length) { buildAll(); return; }
     var shown = 0;
     state.forEach(function (st, i) { var v = visible(i); st.tr.hidden = !v; if (v) shown++; });
     document.getElementById("shown").textContent = shown + " of " + rows.length + " shown";
@@ -187,7 +191,7 @@
       b.classList.toggle("on", b.getAttribute("data-flag") === filterFlag);
     });
   }
-  function needsLook(i) { return (rows[i].flags.length > 0 && flat(state[i].text) === flat(rows[i].fit)) || state[i].broken; }
+  function needsLook(i) { return (rows[i].flags.length > 0 && !state[i].edited) || state[i].broken; }
   function setCurrent(i, focus) {
     if (current >= 0 && state[current]) state[current].tr.classList.remove("current");
     current = i;
@@ -199,6 +203,7 @@
     }
   }
   function step(dir, onlyFlagged) {
+    buildAll();
     for (var k = current + dir; k >= 0 && k < rows.length; k += dir) {
       if (!state[k].tr.hidden && (!onlyFlagged || needsLook(k))) { setCurrent(k, true); return true; }
     }
@@ -278,15 +283,44 @@
   try { restored = JSON.parse(localStorage.getItem(storeKey) || "{}") || {}; } catch (e) { restored = {}; }
   Object.keys(restored).forEach(function (k) {
     var i = Number(k);
-    if (i >= 0 && i < state.length && typeof restored[k] === "string") state[i].text = restored[k];
+    if (i >= 0 && i < state.length && typeof restored[k] === "string") {
+      state[i].text = restored[k];
+      state[i].edited = flat(restored[k]) !== flat(rows[i].fit);
+    }
   });
+  // Rows are built progressively: the first screenful at once (the page is usable), the rest
+  // in chunks between frames; anything that needs every row (filters, navigation) builds the
+  // rest first.
   var body = document.getElementById("rows");
-  var frag = document.createDocumentFragment();
-  rows.forEach(function (r, i) { frag.appendChild(buildRow(r, i)); });
-  body.appendChild(frag);
-  rows.forEach(function (r, i) { update(i); });
-  applyFilters();
+  var built = 0;
+  function buildUpTo(n) {
+    var frag = document.createDocumentFragment();
+    for (; built < Math.min(n, rows.length); built++) {
+      frag.appendChild(buildRow(rows[built], built));
+      update(built);
+    }
+    body.appendChild(frag);
+  }
+  function buildAll() {
+    if (built >= rows.length) return;
+    buildUpTo(rows.length);
+    applyFilters();
+  }
+  function buildMore() {
+    buildUpTo(built + 250);
+    if (built < rows.length) { setTimeout(buildMore, 0); return; }
+    applyFilters();
+    document.body.setAttribute("data-complete-ms", String(Math.round(performance.now())));
+  }
+  buildUpTo(40);
   save();
+  document.getElementById("shown").textContent = rows.length + " segments";
   if (!rows.length) document.getElementById("empty").textContent = "No translated segment.";
-  document.body.setAttribute("data-ready", "1");
+  requestAnimationFrame(function () { // the first screen laid out and painted: ready to use
+    setTimeout(function () {
+      document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
+      document.body.setAttribute("data-ready", "1");
+      buildMore();
+    }, 0);
+  });
 })();

@@ -91,7 +91,7 @@ def test_subtitle_markup_stays_text(tmp_path: Path, browser: Any) -> None:
     loaded(browser, tmp_path / "review.html")
     assert browser.execute_script("return window.pwned === undefined")
     assert (
-        browser.execute_script("return document.querySelectorAll('img, tbody script').length") == 0
+        browser.execute_script("return document.querySelectorAll('img, #rows script').length") == 0
     )
     shown = browser.find_element("css selector", "#seg-0 pre.src").text
     assert shown == "<script>window.pwned = 1</script> & <img src=x onerror=window.pwned=2> you"
@@ -108,7 +108,7 @@ def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
     translate_with_review(tmp_path)
     loaded(browser, tmp_path / "review.html")
     flagged = browser.execute_script(
-        "return Array.from(document.querySelectorAll('tr.flagged, tr.broken')).map(r => r.id)"
+        "return Array.from(document.querySelectorAll('.row.flagged, .row.broken')).map(r => r.id)"
     )
     assert flagged and "seg-5" not in flagged  # cue 6 fits and carries no flag
     visited = []
@@ -116,7 +116,7 @@ def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
         ActionChains(browser).key_down(Keys.ALT).send_keys(Keys.ARROW_DOWN).key_up(
             Keys.ALT
         ).perform()
-        visited.append(browser.execute_script("return document.activeElement.closest('tr').id"))
+        visited.append(browser.execute_script("return document.activeElement.closest('.row').id"))
     assert visited == flagged
     ActionChains(browser).key_down(Keys.ALT).send_keys("u").key_up(Keys.ALT).perform()
     last = int(flagged[-1].split("-")[1])
@@ -127,6 +127,6 @@ def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
     )
     browser.find_element("id", "only-flagged").click()
     hidden = browser.execute_script(
-        "return Array.from(document.querySelectorAll('tbody tr')).filter(r => r.hidden).map(r => r.id)"
+        "return Array.from(document.querySelectorAll('#rows .row')).filter(r => r.hidden).map(r => r.id)"
     )
     assert "seg-5" in hidden and not set(hidden) & set(flagged[:-1])
