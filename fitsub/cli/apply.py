@@ -11,7 +11,7 @@ from fitsub.apply import Applied, apply_edits
 from fitsub.budget import LANGUAGE_LIMITS, Limits, limits_for
 from fitsub.cli.console import printable, say
 from fitsub.cli.documents import load_input
-from fitsub.cli.options import STRICT_EXIT, Cps, Lang, Lines, Quiet
+from fitsub.cli.options import STRICT_EXIT, Cps, Lines, Quiet
 from fitsub.edits import EditSet, match_edits, read_edits
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes
@@ -38,7 +38,12 @@ def apply_cmd(
     output: Path | None = typer.Option(
         None, "-o", "--output", help="Write here instead of replacing TRANSLATED (atomically)."
     ),
-    lang: Lang = None,
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help="Language of the limits when the edits carry none (a TSV): default the one in "
+        "TRANSLATED's name (talk.it.srt), else it.",
+    ),
     cpl: int | None = typer.Option(
         None, "--cpl", min=1, help="Characters per line (default: the review's, or the language's)."
     ),

@@ -130,3 +130,17 @@ def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
         "return Array.from(document.querySelectorAll('#rows .row')).filter(r => r.hidden).map(r => r.id)"
     )
     assert "seg-5" in hidden and not set(hidden) & set(flagged[:-1])
+
+
+def test_edits_survive_a_reload_until_exported(tmp_path: Path, browser: Any) -> None:
+    translate_with_review(tmp_path)
+    page = tmp_path / "review.html"
+    loaded(browser, page)
+    retype(browser, browser.find_element("css selector", "#seg-5 textarea"), "Andiamo.")
+    loaded(browser, page)
+    assert (
+        browser.find_element("css selector", "#seg-5 textarea").get_attribute("value") == "Andiamo."
+    )
+    assert browser.find_element("id", "edit-count").text == "1 edited"
+    browser.find_element("css selector", "#seg-5 button.reset").click()
+    assert browser.find_element("id", "edit-count").text == "0 edited"
