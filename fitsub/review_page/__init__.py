@@ -27,8 +27,7 @@ from typing import Any
 from fitsub.budget import Limits
 from fitsub.document import Document
 from fitsub.edits import editable_text, fingerprint, timestamp
-from fitsub.markup import protect
-from fitsub.markup.protected import _split_sentences
+from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
@@ -54,10 +53,13 @@ def _binding(r: SegmentResult) -> str:
     return f"{b.binding} binds" + (f" ({', '.join(limits)})" if len(limits) > 1 else "")
 
 
-def _laid_out(text: str, turns: int, room: int | None, limits: Limits | None, lang: str) -> str:
-    """The unconstrained translation laid out as `fitsub apply` would write it."""
-    if turns > 1:
-        return "\n".join(_split_sentences(text, turns))
+def _laid_out(
+    text: str, prot: Protected, room: int | None, limits: Limits | None, lang: str
+) -> str:
+    """The unconstrained translation laid out as `fitsub apply` would write it (a dialogue: one
+    line per turn, split as `Protected.restore` splits it)."""
+    if prot.is_dialogue:
+        return "\n".join(t.plain for t in protect(prot.restore(text), "srt").turns)
     if room is None or limits is None:
         return text
     return "\n".join(reflow(text, room, limits.lines, lang=lang))
@@ -97,7 +99,7 @@ def page_data(
                 "unc": r.unconstrained,
                 "unc_fit": None
                 if r.unconstrained is None
-                else _laid_out(r.unconstrained, len(prot.turns), room, limits, lang),
+                else _laid_out(r.unconstrained, prot, room, limits, lang),
                 "fit": editable_text(seg.text, doc.markup),
                 "budget": r.budget.chars,
                 "bind": _binding(r),
