@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # pip's -c does not reach build steps; PIP_CONSTRAINT does. Keeps torch at the CPU build here.
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 
-.PHONY: setup demo test lint typecheck pytest unit integration system bench clean
+.PHONY: setup browser demo test lint typecheck pytest unit integration system bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,22 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	touch $@
 
 setup: $(VENV)/.installed
+
+# Headless Chromium for the review page's browser test (tests/system/test_review_browser.py).
+# Best effort: Debian / Ubuntu as root with apt; anywhere else, or offline, the test is skipped
+# and says why.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		echo "browser: $$(command -v chromium) and $$(command -v chromedriver)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 \
+		 || (apt-get update -q >/dev/null 2>&1 && \
+		     DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null 2>&1)) \
+		&& echo "browser: installed chromium and chromium-driver" \
+		|| echo "browser: could not install chromium; the browser test will be skipped"; \
+	else \
+		echo "browser: no chromium / chromedriver and no apt as root; the browser test will be skipped"; \
+	fi
 
 demo: setup
 	mkdir -p build
@@ -34,7 +50,7 @@ pytest: setup
 unit integration system: setup
 	$(BIN)/pytest tests/$@
 
-test: lint typecheck pytest
+test: browser lint typecheck pytest
 
 bench: setup
 	$(BIN)/python bench/train_speed.py

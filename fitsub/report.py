@@ -106,6 +106,11 @@ def summary_table(summary: Summary) -> Table:
     table.add_row("flagged segments", "", f"{summary.flagged} of {summary.translated}")
     for name, count in summary.flag_counts.items():
         table.add_row(f"  {name}", "", f"[yellow]{count}[/]" if count else "0")
+    for name, count in (
+        ("too-small (budget)", summary.too_small),
+        ("too-short (timing)", summary.too_short),
+    ):
+        table.add_row(f"  {name}", "", f"[yellow]{count}[/]" if count else "0")
     table.add_row("within budget", pct(summary.unconstrained_within), pct(summary.fitted_within))
     table.add_row(
         "mean length / source", ratio(summary.unconstrained_ratio), ratio(summary.fitted_ratio)

@@ -1,14 +1,17 @@
-"""The bilingual review file: the file a subtitler opens to check a fitted translation.
+"""The bilingual review file: the file a subtitler opens to check and fix a fitted translation.
 
 One row per translated segment: id, timing, source, unconstrained translation, fitted
-translation, budget, the three lengths and the quality flags (`fitsub.flags`). The format
+translation, budget, the three lengths and the flags (`fitsub.pipeline.summary.needs_review`:
+the quality flags of `fitsub.flags` and the budget's `too-small` / `too-short`). The format
 follows the extension:
 
 * `.tsv`: tab-separated UTF-8 with a header row; inside a field a line break is written `\\n`, a
-  tab `\\t` and a backslash `\\\\` (the usual TSV escapes), so every segment stays one line;
-* `.html` / `.htm`: one static page (inline style, no script, no external resource) with the
-  flag counts on top and the flagged rows highlighted; every text is HTML-escaped, line breaks
-  become `<br/>`, and the page is well-formed XML as well as HTML.
+  tab `\\t` and a backslash `\\\\` (the usual TSV escapes), so every segment stays one line.
+  The `fitted` column holds the editable text (`fitsub.edits.editable_text`: words without
+  markup, the file's line breaks): edited in a spreadsheet, the TSV is an edits file for
+  `fitsub apply`;
+* `.html` / `.htm`: the editable review page (`fitsub.review_page`): one static file with live
+  limits, filters, keyboard navigation and an export of the edits as JSON.
 
 `check_review_path` is called before translating: an unknown extension, a directory or a
 missing folder is an `InputError` (one line, exit 2) and nothing is translated or written.
@@ -17,15 +20,16 @@ The file is written atomically (`fitsub.io`).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from fitsub.budget import Limits
 from fitsub.document import Document
+from fitsub.edits import editable_text, timestamp
 from fitsub.errors import InputError
-from fitsub.flags import count_flags
 from fitsub.io import atomic_write_text, check_output_path
 from fitsub.pipeline import SegmentResult
+from fitsub.pipeline.summary import budget_flags
 
 FORMATS = {".tsv": "tsv", ".html": "html", ".htm": "html"}
 COLUMNS: tuple[str, ...] = (
@@ -64,16 +68,6 @@ def check_review_path(path: Path, inputs: Iterable[Path] = ()) -> str:
     return fmt
 
 
-def timestamp(ms: int | None) -> str:
-    """`HH:MM:SS.mmm` (empty for untimed segments such as slides)."""
-    if ms is None:
-        return ""
-    h, rest = divmod(ms, 3_600_000)
-    m, rest = divmod(rest, 60_000)
-    s, milli = divmod(rest, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d}.{milli:03d}"
-
-
 def review_rows(doc: Document, results: Sequence[SegmentResult]) -> list[list[str]]:
     """The rows of the review (one per translated segment), as `COLUMNS`."""
     rows = []
@@ -88,12 +82,15 @@ def review_rows(doc: Document, results: Sequence[SegmentResult]) -> list[list[st
                 timestamp(seg.end_ms),
                 r.source,
                 r.unconstrained or "",
-                r.fitted,
+                editable_text(seg.text, doc.markup),
                 str(r.budget.chars),
                 str(r.budget.source_chars),
                 "" if r.unconstrained_chars is None else str(r.unconstrained_chars),
                 str(r.fitted_chars),
-                "; ".join(f"{f.name} ({f.detail})" if f.detail else f.name for f in r.flags),
+                "; ".join(
+                    [f"{f.name} ({f.detail})" if f.detail else f.name for f in r.flags]
+                    + budget_flags(r)
+                ),
             ]
         )
     return rows
@@ -111,67 +108,29 @@ def review_tsv(doc: Document, results: Sequence[SegmentResult]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.3em; }
-table { border-collapse: collapse; width: 100%; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; vertical-align: top; text-align: left; }
-th { background: #eee; position: sticky; top: 0; }
-td.num { text-align: right; white-space: nowrap; }
-td.time { white-space: nowrap; font-family: monospace; }
-tr.flagged { background: #fff1c2; }
-tr.flagged td.flags { color: #a33; font-weight: bold; }
-.summary li.none { color: #777; }
-"""
-
-
-def _cell(text: str) -> str:
-    return html.escape(text).replace("\r\n", "\n").replace("\n", "<br/>")
-
-
-def review_html(doc: Document, results: Sequence[SegmentResult], title: str = "fitsub") -> str:
-    """The review as one static, well-formed HTML page."""
-    rows = review_rows(doc, results)
-    translated = [r for r in results if r.budget is not None]
-    counts = count_flags([r.flags for r in translated])
-    flagged = sum(1 for r in translated if r.flags)
-    numeric = {"budget", "source chars", "unconstrained chars", "fitted chars"}
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8"/>',
-        f"<title>{_cell(title)} – review</title>",
-        f"<style>{_STYLE}</style>",
-        "</head>",
-        "<body>",
-        f"<h1>{_cell(title)}</h1>",
-        f"<p>{flagged} of {len(translated)} translated segments flagged.</p>",
-        '<ul class="summary">',
-    ]
-    for name, n in counts.items():
-        cls = "" if n else ' class="none"'
-        out.append(f"<li{cls}>{_cell(name)}: {n}</li>")
-    out += ["</ul>", "<table>", "<thead><tr>"]
-    out += [f"<th>{_cell(c)}</th>" for c in COLUMNS]
-    out += ["</tr></thead>", "<tbody>"]
-    for row in rows:
-        cls = ' class="flagged"' if row[-1] else ""
-        cells = []
-        for name, value in zip(COLUMNS, row, strict=True):
-            kind = "num" if name in numeric else "time" if name in ("start", "end") else ""
-            kind = "flags" if name == "flags" else kind
-            attr = f' class="{kind}"' if kind else ""
-            cells.append(f"<td{attr}>{_cell(value)}</td>")
-        out.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    out += ["</tbody>", "</table>", "</body>", "</html>", ""]
-    return "\n".join(out)
-
-
 def write_review(
-    path: Path, doc: Document, results: Sequence[SegmentResult], title: str = "fitsub"
+    path: Path,
+    doc: Document,
+    results: Sequence[SegmentResult],
+    title: str = "fitsub",
+    *,
+    source: Document | None = None,
+    limits: Limits | None = None,
+    lang: str = "it",
+    output: Path | None = None,
 ) -> None:
-    """Write the review in the format of `path`'s extension (atomically)."""
+    """Write the review in the format of `path`'s extension (atomically).
+
+    `doc` is the translated document, `source` the source document (its cue texts shown and
+    fingerprinted), `limits` the subtitle limits of the run, `output` the translated file.
+    """
     fmt = review_format(path)
-    text = review_tsv(doc, results) if fmt == "tsv" else review_html(doc, results, title)
+    if fmt == "tsv":
+        text = review_tsv(doc, results)
+    else:
+        from fitsub.review_page import review_page
+
+        text = review_page(
+            doc, results, title=title, source=source, limits=limits, lang=lang, output=output
+        )
     atomic_write_text(Path(path), text)

@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.translate:translate_cmd",
         "Translate subtitles or slides so that each segment fits its budget, and compare.",
     ),
+    "apply": (
+        "fitsub.cli.apply:apply_cmd",
+        "Write reviewed edits into the translated file (markup, timings, layout kept); re-check.",
+    ),
     "budget": (
         "fitsub.cli.budget:budget_cmd",
         "Pre-flight check: per segment the source length, every limit and the binding one.",

@@ -20,8 +20,10 @@ class Summary:
     unconstrained_within: float | None  # the same for the unconstrained translations
     fitted_ratio: float  # mean fitted chars / source chars
     unconstrained_ratio: float | None
-    flagged: int  # segments with a quality flag, a budget too small, or no hypothesis fit
+    flagged: int  # segments that need a look: `needs_review` (the review page counts the same)
     flag_counts: dict[str, int] = field(default_factory=dict)  # segments per quality flag
+    too_small: int = 0  # segments whose budget is below a plausible translation (`Budget`)
+    too_short: int = 0  # cues on screen too briefly to be read, whatever the text (`Budget`)
     multi_cue_sentences: int = 0  # sentences running across two or more cues
     kept_whole: int = 0  # of those, translated whole (not cue by cue): see `KEPT_WHOLE`
     group_paths: dict[str, int] = field(default_factory=dict)  # multi-cue sentences per path
@@ -29,6 +31,23 @@ class Summary:
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
         return dict(self.__dict__)
+
+
+def budget_flags(r: SegmentResult) -> list[str]:
+    """The budget's own warnings on a segment: `too-small` and `too-short` (`fitsub.budget`)."""
+    b = r.budget
+    if b is None:
+        return []
+    return [name for name, on in (("too-small", b.too_small), ("too-short", b.too_short)) if on]
+
+
+def needs_review(r: SegmentResult) -> bool:
+    """Whether a translated segment is flagged: a quality flag, a budget warning (`too-small`,
+    `too-short`: a cue too brief to read is flagged whatever its text), or no hypothesis fit.
+
+    The one definition of "flagged": the summary, the JSON report and the review page use it.
+    """
+    return r.budget is not None and (bool(r.flags) or bool(budget_flags(r)) or not r.model_fits)
 
 
 def summarize_results(results: Sequence[SegmentResult]) -> Summary:
@@ -55,14 +74,10 @@ def summarize_results(results: Sequence[SegmentResult]) -> Summary:
             if has_free
             else None
         ),
-        flagged=sum(
-            1
-            for r in tr
-            if (r.budget is not None and (r.budget.too_small or r.budget.too_short))
-            or not r.model_fits
-            or r.flags
-        ),
+        flagged=sum(1 for r in tr if needs_review(r)),
         flag_counts=count_flags([r.flags for r in tr]),
+        too_small=sum(1 for r in tr if r.budget is not None and r.budget.too_small),
+        too_short=sum(1 for r in tr if r.budget is not None and r.budget.too_short),
         multi_cue_sentences=len(paths),
         kept_whole=sum(1 for path in paths.values() if path in KEPT_WHOLE),
         group_paths={

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from doubles import ToyBackend
+from review_helpers import page_data
 
 import fitsub.nmt.backend as nmt_backend
 from fitsub.budget import limits_for
@@ -18,7 +18,8 @@ from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
 from fitsub.report import result_to_dict
-from fitsub.review import COLUMNS, check_review_path, review_html, review_tsv, write_review
+from fitsub.review import COLUMNS, check_review_path, review_tsv, write_review
+from fitsub.review_page import review_page as review_html
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000
@@ -60,52 +61,33 @@ def test_pipeline_flags_every_fitted_segment_and_the_summary_counts_them() -> No
     assert row["flags"][0]["name"] == "over-budget"
 
 
-class Collect(HTMLParser):
+class Tags(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[list[str]] = []
-        self.classes: list[str | None] = []
-        self.cell: list[str] | None = None
-        self.tags: list[str] = []
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        if tag == "tr":
-            self.rows.append([])
-            self.classes.append(dict(attrs).get("class"))
-        if tag in ("td", "th"):
-            self.cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self.cell is not None:
-            self.rows[-1].append("".join(self.cell))
-            self.cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self.cell is not None:
-            self.cell.append(data)
+        self.tags.append((tag, dict(attrs)))
 
 
-def test_html_review_is_well_formed_escaped_and_highlights_flagged_rows() -> None:
+def test_html_review_embeds_escaped_data_and_counts_flags_as_the_summary() -> None:
     doc, segs = translated()
     page = review_html(doc, segs, title="<b>talk</b>")  # type: ignore[arg-type]
-    assert "<script>" not in page and "<b>talk" not in page
-    assert "&lt;script&gt;" in page
-    assert "http" not in page and "<link" not in page  # nothing external
-    root = ET.fromstring(page.split("\n", 1)[1])  # well-formed XML after the doctype
-    assert root.tag == "html"
-    parser = Collect()
+    assert "<b>talk" not in page and "&lt;b&gt;talk" in page
+    assert "alert(" in page and '<script>alert("x")' not in page  # the cue's text, escaped
+    assert "http" not in page.replace("http-equiv", "") and "<link" not in page
+    parser = Tags()
     parser.feed(page)
-    assert "script" not in parser.tags
-    header, *rows = parser.rows
-    assert header == list(COLUMNS)
-    assert len(rows) == 3 and all(len(r) == len(COLUMNS) for r in rows)
-    assert rows[0][3] == '<script>alert("x")</script> & you'  # the text itself, unescaped
-    assert rows[0][1] == "00:00:01.000" and rows[0][2] == "00:00:03.000"
-    assert parser.classes[1:] == [
-        "flagged" if r[-1] else None for r in rows
-    ]  # flagged rows highlighted
-    assert parser.classes[3] == "flagged" and rows[2][-1].startswith("over-budget")
+    scripts = [attrs for tag, attrs in parser.tags if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "fitsub-data"}, {}]  # data + the code
+    data = page_data(page)
+    rows, counts = data["rows"], data["meta"]["counts"]
+    assert [r["src"] for r in rows][0] == '<script>alert("x")</script> & you'  # the text itself
+    assert rows[0]["start"] == "00:00:01.000" and rows[0]["end"] == "00:00:03.000"
+    assert rows[2]["flags"][0][0] == "over-budget"
+    summary = summarize(segs)  # type: ignore[arg-type]
+    assert counts["flagged"] == summary.flagged == sum(1 for r in rows if r["flags"])
+    assert counts["by_flag"]["over-budget"] == summary.flag_counts["over-budget"] == 1
 
 
 def test_tsv_review_has_one_escaped_line_per_segment() -> None:
@@ -117,9 +99,9 @@ def test_tsv_review_has_one_escaped_line_per_segment() -> None:
     assert lines[3].split("\t")[-1].startswith("over-budget")
     from dataclasses import replace
 
-    tricky = [replace(segs[0], fitted="a\tb\nc\\d")]  # type: ignore[type-var]
+    tricky = [replace(segs[0], unconstrained="a\tb\nc\\d")]  # type: ignore[type-var]
     row = review_tsv(doc, tricky).split("\n")[1].split("\t")  # type: ignore[arg-type]
-    assert row[5] == "a\\tb\\nc\\\\d"
+    assert row[4] == "a\\tb\\nc\\\\d"
 
 
 def test_write_review_picks_the_format_by_extension(tmp_path: Path) -> None:
@@ -187,7 +169,7 @@ def test_review_option_writes_the_file_and_bad_locations_stop_before_translating
             == 0
         )
     page = (tmp_path / "review.html").read_text(encoding="utf-8")
-    ET.fromstring(page.split("\n", 1)[1])
+    assert len(page_data(page)["rows"]) == 3
     assert len((tmp_path / "review.tsv").read_text(encoding="utf-8").splitlines()) == 4
     out.unlink()
     capsys.readouterr()

@@ -1,0 +1,132 @@
+"""`fitsub apply`: write a reviewer's edits into the translated file and check every edited line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import typer
+
+from fitsub.apply import Applied, apply_edits
+from fitsub.budget import LANGUAGE_LIMITS, Limits, limits_for
+from fitsub.cli.console import printable, say
+from fitsub.cli.documents import load_input
+from fitsub.cli.options import STRICT_EXIT, Cps, Lines, Quiet
+from fitsub.edits import EditSet, match_edits, read_edits
+from fitsub.errors import InputError
+from fitsub.formats import document_bytes
+from fitsub.io import atomic_write_bytes, check_output_path
+
+EPILOG = (
+    "The edits file is the review page's export (--review review.html, 'Export edits') or the "
+    "review TSV with its 'fitted' column edited. Edits made for another file (another source, "
+    "another segment count, unknown ids, a line re-translated since the review) are refused "
+    "with exit 2 and nothing is written."
+)
+
+
+def apply_cmd(
+    edits_path: Path = typer.Argument(
+        ..., metavar="EDITS", help="Edits: the review page's JSON export, or a review TSV."
+    ),
+    translated: Path = typer.Argument(
+        ..., metavar="TRANSLATED", help="The translated subtitle or slide file the review is of."
+    ),
+    source: Path | None = typer.Option(
+        None, "--source", help="The source file: also check the edits were made from it."
+    ),
+    output: Path | None = typer.Option(
+        None, "-o", "--output", help="Write here instead of replacing TRANSLATED (atomically)."
+    ),
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help="Language of the limits when the edits carry none (a TSV): default the one in "
+        "TRANSLATED's name (talk.it.srt), else it.",
+    ),
+    cpl: int | None = typer.Option(
+        None, "--cpl", min=1, help="Characters per line (default: the review's, or the language's)."
+    ),
+    lines: Lines = None,
+    cps: Cps = None,
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit 3 when an edited line still breaks a limit.", metavar=""
+    ),
+    quiet: Quiet = False,
+) -> None:
+    """Write reviewed edits into the translated file (markup, timings, layout kept); re-check.
+
+    Only the edited segments change; each is laid out in its slot (the reviewer's line breaks
+    when they fit, else re-flowed) and checked against its budget, the characters per line and
+    the reading speed. What still breaks a limit is listed (written anyway; --strict: exit 3).
+
+    Example: fitsub apply talk.it.edits.json talk.it.srt --source talk.srt
+    """
+    out = translated if output is None else output
+    check_output_path(out, "-o", [edits_path] + ([source] if source is not None else []))
+    edits = read_edits(edits_path)
+    doc = load_input(translated)
+    src_doc = None if source is None else load_input(source)
+    changed = match_edits(edits, doc, src_doc, source)
+    limits = _limits(edits, translated, lang, cpl, lines, cps)
+    chosen = lang or edits.lang or _lang_from_name(translated) or "it"
+    if not changed:
+        if not quiet:
+            say(f"no line to change: {printable(translated)} already holds every edit")
+        return
+    applied = apply_edits(doc, changed, limits if doc.timed else None, lang=chosen)
+    data, encoding = document_bytes(applied.document, out)
+    atomic_write_bytes(out, data)
+    _report(applied, out, encoding, len(edits.edits), quiet)
+    if strict and applied.broken:
+        raise typer.Exit(STRICT_EXIT)
+
+
+def _lang_from_name(path: Path) -> str | None:
+    """`talk.it.srt` → `it` (a language fitsub has limits for), else None."""
+    parts = path.name.lower().split(".")
+    return next((p for p in reversed(parts[1:-1]) if p in LANGUAGE_LIMITS), None)
+
+
+def _limits(
+    edits: EditSet,
+    translated: Path,
+    lang: str | None,
+    cpl: int | None,
+    lines: int | None,
+    cps: float | None,
+) -> Limits:
+    """The review's limits (a TSV has none: the language's), with the flags given replacing."""
+    base = edits.limits
+    if base is None or lang is not None:
+        code = lang or edits.lang or _lang_from_name(translated) or "it"
+        try:
+            base = limits_for(code)
+        except ValueError as err:
+            raise InputError(None, str(err), setting="lang") from None
+    if cps is not None and cps <= 0:
+        raise InputError(None, f"must be positive, got {cps}", setting="cps")
+    if lines is not None and lines < 1:
+        raise InputError(None, f"must be at least 1, got {lines}", setting="lines")
+    return replace(
+        base,
+        cpl=base.cpl if cpl is None else cpl,
+        lines=base.lines if lines is None else lines,
+        cps=base.cps if cps is None else cps,
+    )
+
+
+def _report(applied: Applied, out: Path, encoding: str, given: int, quiet: bool) -> None:
+    """One line for what was written, one per edited line that still breaks a limit."""
+    n = len(applied.checked)
+    if not quiet:
+        same = given - n
+        tail = f"; {same} already in the file" if same else ""
+        say(f"applied {n} edit(s) to {printable(out)} ({encoding}){tail}")
+    for c in applied.broken:
+        say(
+            f"segment {printable(c.id or c.index + 1)}: still breaks a limit: {'; '.join(c.problems)}"
+        )
+    if not quiet:
+        ok = n - len(applied.broken)
+        say(f"{ok} of {n} edited line(s) within every limit")
