@@ -59,14 +59,27 @@ def command(policy: str, args: list[str]) -> tuple[list[str], dict[str, str]]:
     return [*cmd, "--threads", name[1:]], env.get(wait, {})
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> float:
-    """Wall seconds of one whole process (which must succeed)."""
+def timed(cmd: list[str], env: dict[str, str], timeout: float, log: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one whole process, which must succeed. A run past
+    `timeout` is killed and counts as `timeout` seconds (a lower bound: `>` in the table)."""
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=False)
+    with log.open("wb") as err:
+        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                proc.returncode = -9
+                return timeout, usage.ru_utime + usage.ru_stime
+            time.sleep(0.02)
     took = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr[-2000:]}")
-    return took
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{log.read_text()[-2000:]}")
+    return took, usage.ru_utime + usage.ru_stime
 
 
 def spinners(n: int) -> list[subprocess.Popen[bytes]]:
@@ -83,12 +96,14 @@ def main() -> None:
     ap.add_argument("--busy", type=int, default=1, help="spinning neighbours in the busy runs")
     ap.add_argument("--policies", nargs="+", default=["old", "new"])
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "en-it")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is cut")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     lines = [s for s in a.data.read_text("utf-8").splitlines() if s.strip()][: a.n]
     base = {k: v for k, v in os.environ.items() if k not in OMP_VARS}
     base["PYTHONPATH"] = str(ROOT)
     times: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "dev.txt"
         src.write_text("\n\n".join(lines) + "\n", "utf-8")
@@ -104,33 +119,48 @@ def main() -> None:
                 try:
                     for policy in order:
                         cmd, extra = command(policy, args)
-                        took = timed(cmd, {**base, **extra})
+                        took, used = timed(cmd, {**base, **extra}, a.timeout, Path(tmp) / "err")
                         times.setdefault((policy, load), []).append(took)
-                        print(f"round {r + 1} {load:4} {policy:12} {took:7.2f} s "
+                        cpu.setdefault((policy, load), []).append(used)
+                        print(f"round {r + 1} {load:4} {policy:12} {took:7.2f} s, CPU {used:6.2f} s "
                               f"(load average {os.getloadavg()[0]:.2f})", flush=True)  # fmt: skip
                 finally:
                     for p in procs:
                         p.kill()
                         p.wait()
+    report(a, len(lines), times, cpu)
+    if a.json:
+        rows = [
+            {"policy": p, "load": load, "seconds": v, "cpu_seconds": cpu[(p, load)]}
+            for (p, load), v in times.items()
+        ]
+        a.json.write_text(json.dumps({"n": len(lines), "busy": a.busy, "runs": rows}, indent=1))
+
+
+def report(
+    a: argparse.Namespace,
+    n: int,
+    times: dict[tuple[str, str], list[float]],
+    cpu: dict[tuple[str, str], list[float]],
+) -> None:
+    """The table: medians (min-max) of wall seconds, CPU seconds, the ratios."""
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"\n{len(lines)} sentences, beam 5, hard budget, --no-compare, {a.rounds} rounds, "
-          f"{a.busy} busy neighbour(s), {os.cpu_count()} CPUs; medians (min-max) in seconds")  # fmt: skip
-    print("| policy | idle s | busy s | busy / idle | idle / old | busy / old |")
+
+    def cell(key: tuple[str, str]) -> str:
+        cut = ">" if max(times[key]) >= a.timeout else ""
+        lo, hi = min(times[key]), max(times[key])
+        return f"{cut}{med[key]:.1f} ({lo:.1f}-{hi:.1f}), CPU {statistics.median(cpu[key]):.1f}"
+
+    print(f"\n{n} sentences, beam 5, hard budget, --no-compare, {a.rounds} rounds, {a.busy} "
+          f"busy neighbour(s) in 'busy', {os.cpu_count()} CPUs; median (min-max) wall seconds")  # fmt: skip
+    print("| policy | idle | busy | busy / idle | idle / old | busy / old |")
     print("|---|---|---|---|---|---|")
     for p in a.policies:
         i, b = med[(p, "idle")], med[(p, "busy")]
-        spread = {
-            load: f"{min(times[(p, load)]):.1f}-{max(times[(p, load)]):.1f}"
-            for load in ("idle", "busy")
-        }
-        rel = ""
+        rel = " | "
         if "old" in a.policies:
             rel = f"{i / med[('old', 'idle')]:.2f} | {b / med[('old', 'busy')]:.2f}"
-        print(f"| {p} | {i:.2f} ({spread['idle']}) | {b:.2f} ({spread['busy']}) | {b / i:.2f} | "
-              f"{rel} |")  # fmt: skip
-    if a.json:
-        rows = [{"policy": p, "load": load, "seconds": v} for (p, load), v in times.items()]
-        a.json.write_text(json.dumps({"n": len(lines), "busy": a.busy, "runs": rows}, indent=1))
+        print(f"| {p} | {cell((p, 'idle'))} | {cell((p, 'busy'))} | {b / i:.2f} | {rel} |")
 
 
 if __name__ == "__main__":
