@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -135,6 +136,11 @@ def test_load_sampler_leaves_out_this_process_and_follows_the_load(
         torch.set_num_threads(before)
 
 
-def test_rebalance_does_nothing_when_the_count_was_given() -> None:
-    assert threads._auto is None  # no prepare_cpu in this process (torch was loaded first)
+def test_nothing_changes_once_torch_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a process that has imported torch (this one) OpenMP has read its settings: the
+    environment is left alone and `rebalance_threads` does nothing."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(threads, "_auto", None)
+    assert threads.prepare_cpu(["translate", "in.srt"]) == {}
+    assert "OMP_NUM_THREADS" not in os.environ
     assert threads.rebalance_threads() is None
