@@ -5,7 +5,9 @@
 sample cues), each translated by `NMTBackend` (beam 5, 5-best) under five settings:
 unconstrained; a hard budget of 1.0x and of 0.7x the source's characters (target = budget); a
 lower bound too (0.9x-1.0x); no-space bounds (0.8x). `--save FILE` writes every candidate (text,
-score, fits); `--check FILE` compares with a saved run and prints each difference.
+score, fits); `--check FILE` compares with a saved run and prints each difference. `--dev`:
+lines of the dev sets (`mustc-tst-common-a`, `ud-pud`) instead; `--threads N`: torch's threads
+(two runs with different N check that the thread count does not change the output).
 Run: `python bench/search_equality.py --save /tmp/before.json` on the old code, then
 `python bench/search_equality.py --check /tmp/before.json` on the new one.
 """
@@ -25,15 +27,19 @@ from fitsub.nmt.backend import NMTBackend, resolve_model_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 TEST = ROOT.parent / "shared" / "data" / "en-it" / "test"
+DEV = ROOT.parent / "shared" / "data" / "en-it" / "dev"
 
 
-def sentences(n: int = 300) -> list[str]:
-    """The sample cues, then test-set English lines (read from ../shared at run time)."""
+def sentences(n: int = 300, dev: bool = False) -> list[str]:
+    """The sample cues, then test-set (`dev`: dev-set) English lines (../shared, at run time)."""
     out = [s.text.replace("\n", " ") for s in read_document(ROOT / "samples" / "talk.srt").segments]
     names = ["tatoeba-test-unseen", "cocoa-call-center", "cocoa-telephony", "cocoa-topical-chat"]
+    folder = DEV if dev else TEST
+    if dev:
+        names = ["mustc-tst-common-a", "ud-pud"]
     per = (n - len(out)) // len(names) + 1
     for name in names:
-        path = TEST / f"{name}.en"
+        path = folder / f"{name}.en"
         if path.is_file():
             out += path.read_text("utf-8").splitlines()[:per]
     return [s for s in out if s.strip()][:n]
@@ -56,12 +62,14 @@ def settings(texts: list[str]) -> dict[str, list[Request]]:
     }
 
 
-def run(model: Path | None, n: int, int8: bool) -> dict[str, list[list[list[object]]]]:
+def run(
+    model: Path | None, n: int, int8: bool, dev: bool = False
+) -> dict[str, list[list[list[object]]]]:
     """Every candidate of every setting: [text, score, fits]."""
     kwargs = {"int8": int8}
     backend = NMTBackend(resolve_model_dir(model, "en", "it"), device="cpu", beam=5, **kwargs)
     out: dict[str, list[list[list[object]]]] = {}
-    for name, reqs in settings(sentences(n)).items():
+    for name, reqs in settings(sentences(n, dev)).items():
         start = time.perf_counter()
         res = backend.translate(reqs, n_best=5)
         print(f"{name}: {time.perf_counter() - start:.1f} s")
@@ -94,11 +102,12 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--int8", action="store_true")
+    ap.add_argument("--dev", action="store_true", help="dev sets' lines instead of test sets'")
     ap.add_argument("--save", type=Path)
     ap.add_argument("--check", type=Path)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    out = run(args.model, args.n, args.int8)
+    out = run(args.model, args.n, args.int8, args.dev)
     if args.save:
         args.save.write_text(json.dumps(out, ensure_ascii=False), "utf-8")
     if args.check:

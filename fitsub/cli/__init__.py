@@ -21,6 +21,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from fitsub.cli.console import error_text, fail, flag_name, printable, progress_bar, say
 from fitsub.errors import FitsubError
+from fitsub.threads import prepare_cpu
 
 if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are its
     from typer._click import Command, Context, HelpFormatter
@@ -221,6 +222,7 @@ app: Command = typer.main.get_command(_typer_app)
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
+    prepare_cpu(argv)  # threads and OpenMP's wait policy: before anything imports torch
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
         app.main(args=argv, standalone_mode=True)

@@ -25,7 +25,12 @@ ENCODING_HELP = "Input encoding, e.g. cp1252 (default: detected; invalid UTF-8 i
 Device = Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")]
 Beam = Annotated[int, typer.Option("--beam", min=1, help="Beam size.")]
 Threads = Annotated[
-    int | None, typer.Option("--threads", min=1, help="CPU threads (default: torch's, all cores).")
+    int | None,
+    typer.Option(
+        "--threads",
+        min=1,
+        help="CPU threads (default: the cores other programs leave free, followed as they change).",
+    ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 Lang = Annotated[str | None, typer.Option("--lang", help=LANG_HELP)]

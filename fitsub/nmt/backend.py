@@ -33,6 +33,7 @@ from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import beam_search
+from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
@@ -188,6 +189,7 @@ class NMTBackend:
                 todo.append((i, *self._prepare(req)))
         todo.sort(key=lambda r: len(r[1]))
         for start in range(0, len(todo), self.batch_size):
+            rebalance_threads()  # the cores free now, unless --threads chose (fitsub.threads)
             chunk = todo[start : start + self.batch_size]
             S = max(len(r[1]) for r in chunk)
             src = torch.full((len(chunk), S), self.cfg.pad_id, dtype=torch.long)
