@@ -29,6 +29,7 @@ from fitsub.cli.options import (
     Profile,
     Threads,
     check_device,
+    language_code,
 )
 from fitsub.cli.translate_batch import translate_batch
 from fitsub.cli.translation import Run
@@ -73,12 +74,16 @@ def translate_cmd(
     src_lang: str | None = typer.Option(None, "--src-lang", help="Source language (default: en)."),
     profile: Profile = None,
     ratio: float | None = typer.Option(
-        None, "--ratio", help="Budget = ratio × source characters (default 1.0: same length)."
+        None,
+        "--ratio",
+        help="Isometric mode: budget = ratio × source characters (capped by the slot). "
+        "Default: slot mode for subtitles (the cue's CPL × lines and CPS × duration), "
+        "ratio 1.0 for slides without a box.",
     ),
     min_ratio: float | None = typer.Option(
         None,
         "--min-ratio",
-        help="Also a lower bound, e.g. 0.9 for dubbing (as long as the source).",
+        help="Also a lower bound, e.g. 0.9 for dubbing (as long as the source); isometric mode.",
     ),
     cpl: int | None = typer.Option(
         None, "--cpl", help="Characters per line (default per language or profile)."
@@ -96,7 +101,8 @@ def translate_cmd(
     compare: bool = typer.Option(
         True,
         "--compare/--no-compare",
-        help="Also translate unconstrained and compare.",
+        help="Show the unconstrained translation beside the fitted one (it is always computed: "
+        "the output is the same either way).",
         metavar="",
     ),
     per_cue: bool = typer.Option(
@@ -149,14 +155,13 @@ def translate_cmd(
     """
     check_device(device)
     config = settings()
-    lang = config.get("lang", lang) or "it"
-    src_lang = config.get("src_lang", src_lang) or "en"
+    lang = language_code(config.get("lang", lang) or "it")
+    src_lang = language_code(config.get("src_lang", src_lang) or "en")
     model = config.get("model", model)
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
     opts = translate_options(
-        lang, ratio, cpl, lines, cps, per_cue, compare, min_ratio, chosen,
-        config.get("ratio") or 1.0,
+        lang, ratio, cpl, lines, cps, per_cue, compare, min_ratio, chosen, config.get("ratio"),
     )  # fmt: skip
     check_policy(length_policy, ("source", "predicted"))
     if glossary_path is not None:
@@ -170,6 +175,7 @@ def translate_cmd(
         "lang": lang,
         "src_lang": src_lang,
         "profile": None if chosen is None else chosen.name,
+        "mode": opts.mode,
         "ratio": opts.ratio,
         "min_ratio": opts.min_ratio,
         "limits": dataclasses.asdict(opts.limits),
