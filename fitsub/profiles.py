@@ -154,7 +154,7 @@ def check_profile_language(profile: Profile, lang: str) -> None:
     code = lang.strip().lower().replace("_", "-").split("-")[0]
     if profile.lang is not None and profile.lang != code:
         raise ValueError(
-            f"profile {profile.name} is for {_LANGUAGE.get(profile.lang, profile.lang)} "
+            f"{profile.name} is for {_LANGUAGE.get(profile.lang, profile.lang)} "
             f"({profile.lang}), not --lang {lang}; use "
             + (netflix_for(code) or "a profile for that language")
         )
