@@ -16,6 +16,7 @@ from fitsub.batch import encoding_info
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.models import check_model_path
 from fitsub.cli.options import (
     STRICT_EXIT,
     Beam,
@@ -135,8 +136,9 @@ def translate_cmd(
     length_policy: str = typer.Option(
         "source",
         "--length-policy",
-        help="Length asked of the model: source (the budget, ratio × source) or predicted "
-        "(the length predictor's, capped by the budget; needs the `length` extra).",
+        help="Length asked of a segment that must be fitted: source (slot mode: the "
+        "unconstrained translation's length capped by the budget; isometric mode: the budget, "
+        "ratio × source) or predicted (the shipped length predictor's, capped by the budget).",
     ),
     length_predictor: LengthPredictor = None,
     quiet: bool = typer.Option(
@@ -158,6 +160,7 @@ def translate_cmd(
     lang = language_code(config.get("lang", lang) or "it")
     src_lang = language_code(config.get("src_lang", src_lang) or "en")
     model = config.get("model", model)
+    check_model_path(None if model is None else Path(model))
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
     opts = translate_options(
