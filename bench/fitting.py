@@ -91,8 +91,10 @@ def srt_texts(path: Path) -> list[str]:
     return [" ".join(b.split("\n")[2:]) for b in blocks]
 
 
-def run_tree(tree: Path, srt: Path, lang: str, iso: bool, out: Path) -> dict[str, Any]:
-    """`fitsub translate` from `tree` on `srt`; its JSON report."""
+def run_tree(
+    tree: Path, srt: Path, lang: str, iso: bool, out: Path, policy: str | None = None
+) -> dict[str, Any]:
+    """`fitsub translate` from `tree` on `srt` (`policy`: its --length-policy); its report."""
     report = out.with_suffix(".json")
     cmd = [
         sys.executable, "-m", "fitsub", "translate", str(srt), "--lang", lang,
@@ -101,6 +103,8 @@ def run_tree(tree: Path, srt: Path, lang: str, iso: bool, out: Path) -> dict[str
     ]  # fmt: skip
     if iso:
         cmd += ["--ratio", "1.0"]
+    if policy is not None:
+        cmd += ["--length-policy", policy]
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "FITSUB_CONFIG": ""}
     subprocess.run(cmd, check=True, env=env, cwd=tree)
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
@@ -177,6 +181,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=300, help="MuST-C lines")
     parser.add_argument("--files", default="film,mustc", help="film, mustc or both")
     parser.add_argument("--modes", default="slot,iso")
+    parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
     parser.add_argument("--table", action="store_true", help="print every run in --out")
     parser.add_argument(
         "--one-run",
@@ -209,7 +214,8 @@ def main() -> None:
         for mode in args.modes.split(","):
             out = args.out / f"{args.name}.{name}.{args.lang}.{mode}.srt"
             if report is None or not args.one_run:
-                report = run_tree(tree, srt, args.lang, mode == "iso" and not args.one_run, out)
+                iso = mode == "iso" and not args.one_run
+                report = run_tree(tree, srt, args.lang, iso, out, args.policy)
             key = f"{args.name}/{name}/{args.lang}/{mode}"
             results[key] = score(report, refs, owner, mode == "slot")
             print(key, json.dumps(results[key]), flush=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from fitsub.budget import limits_for
+from fitsub.budget import DEFAULT_RATIO, limits_for
 from fitsub.cli.options import check_positive
 from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
@@ -51,7 +51,7 @@ def translate_options(
     """Options from flags over a profile over the language's defaults (flags always win).
 
     `default_ratio`: fitsub.toml's `ratio` (None: slot mode unless a flag or the profile sets
-    one). `--min-ratio` alone asks for isometric mode at ratio max(1.0, min-ratio)."""
+    one). `--min-ratio` alone asks for isometric mode at ratio 1.0."""
     for setting, value in (("ratio", ratio), ("min_ratio", min_ratio)):
         check_positive(setting, value)
     if profile is not None:
@@ -70,7 +70,7 @@ def translate_options(
         min_ratio = min_ratio if min_ratio is not None else profile.min_ratio
     ratio = ratio if ratio is not None else default_ratio
     if ratio is None and min_ratio is not None:
-        ratio = max(1.0, min_ratio)
+        ratio = DEFAULT_RATIO  # a lower bound asks for isometric output: at the source's length
     for setting, value in (("ratio", ratio), ("cpl", cpl), ("lines", lines), ("cps", cps)):
         check_positive(setting, value)
     try:

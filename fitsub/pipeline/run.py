@@ -156,6 +156,7 @@ def keep_fitting(
     terms and carries no flag (a dialogue cue: all its turns, together); the indices of the
     units left to fit."""
     keep: dict[int, list[str] | None] = {}
+    paths: dict[int, str] = {}
     texts: dict[int, str] = {}
     for ui, u in enumerate(units):
         best = u.pick(free[ui])
@@ -165,7 +166,7 @@ def keep_fitting(
         if len(u.cues) == 1 and not whole:
             keep[ui] = None
             continue
-        parts, _ = fitter.parts(u, text) if whole else (None, "")
+        parts, paths[ui] = fitter.parts(u, text) if whole else (None, "")
         keep[ui] = parts
     # a dialogue cue's turns are kept or fitted together, against the cue's budget
     dialogue: dict[tuple[int, int], list[int]] = {}
@@ -191,7 +192,7 @@ def keep_fitting(
             refit.append(ui)
             continue
         _, lost = u.shield.restore(u.pick(free[ui]).text)
-        path = fitter.fit.share(u, texts[ui])[1] if len(u.cues) > 1 else _path(u, multi)
+        path = paths[ui] if len(u.cues) > 1 else _path(u, multi)
         out.accept(u, parts, True, lost, texts[ui], path, refitted=False)
     return refit
 
