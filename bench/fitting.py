@@ -4,9 +4,12 @@ For each subtitle file and each mode this runs `fitsub translate` from a source 
 current release and a branch are measured the same way, each with its own PYTHONPATH), reads
 its JSON report and scores it:
 
-* `changed_fitting`: the share of sentences (sentence groups) whose unconstrained translation
-  fitted the budget (every cue's share of it within that cue's budget) and whose fitted output
-  differs from it (target 0);
+* `changed_fitting`: of the sentences (sentence groups) whose unconstrained translation fitted
+  the budget (every cue's share of it within that cue's budget), those whose fitted output
+  differs from it; `changed_good`: the same over the sentences whose unconstrained translation
+  also fits the cues' lines (42 × 2) and carries no quality flag, the issue's "fits in whole
+  words and carries no flag" (target 0; judged with this checkout's `fitsub.flags` and
+  `fitsub.reflow` for every tree);
 * `retranslated`: the share of segments the model was asked again under a length constraint
   (the current release asks for every segment; report field `refitted`);
 * BLEU / chrF (sacrebleu) of the fitted and of the unconstrained output against a human
@@ -118,7 +121,7 @@ def slot_of(budget: dict[str, Any]) -> int:
 
 
 def score(
-    report: dict[str, Any], refs: list[str], owner: list[int] | None, slot: bool
+    report: dict[str, Any], refs: list[str], owner: list[int] | None, slot: bool, lang: str
 ) -> dict[str, Any]:
     """The figures of one run (module docstring)."""
     import sacrebleu
@@ -128,7 +131,10 @@ def score(
     for s in segs:
         key = s["group"] if s["group"] >= 0 else -1 - s["index"]
         by_group.setdefault(key, []).append(s)
-    fitting = changed = 0
+    from fitsub.flags import segment_flags
+    from fitsub.reflow import fits_layout, reflow
+
+    fitting = changed = good = changed_good = 0
     for cues in by_group.values():
         ok = all(
             s["unconstrained_chars"] <= (slot_of(s["budget"]) if slot else s["budget"]["chars"])
@@ -139,6 +145,16 @@ def score(
             fitted = " ".join(" ".join(s["fitted"].split()) for s in cues)
             free = " ".join(" ".join(s["unconstrained"].split()) for s in cues)
             changed += fitted != free
+            source = " ".join(s["source"] for s in cues)
+            clean = not segment_flags(source, free, free, None, True, ())
+            laid = all(
+                fits_layout(reflow(s["unconstrained"], 42, 2, lang), 42, 2)
+                for s in cues
+                if "\n" not in s["unconstrained"]
+            )
+            if clean and laid:
+                good += 1
+                changed_good += fitted != free
     index = {s["index"]: s for s in segs}
     n_cues = len(report["segments"])
 
@@ -159,6 +175,9 @@ def score(
     out["unconstrained_fitting"] = fitting
     out["changed_fitting"] = changed
     out["changed_fitting_share"] = round(changed / fitting, 4) if fitting else 0.0
+    out["fitting_good"] = good
+    out["changed_good"] = changed_good
+    out["changed_good_share"] = round(changed_good / good, 4) if good else 0.0
     out["retranslated"] = round(sum(s.get("refitted", True) for s in segs) / len(segs), 4)
     out["fits"] = round(
         sum(
@@ -184,6 +203,9 @@ def main() -> None:
     parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
     parser.add_argument("--table", action="store_true", help="print every run in --out")
     parser.add_argument(
+        "--rescore", action="store_true", help="score the reports already in --out again"
+    )
+    parser.add_argument(
         "--one-run",
         action="store_true",
         help="a tree without modes (the release): one --profile run scored in every mode",
@@ -191,10 +213,9 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     here = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(here))  # scoring uses this checkout's fitsub.flags and fitsub.reflow
     results_path = args.out / "results.json"
-    results: dict[str, Any] = (
-        json.loads(results_path.read_text()) if results_path.exists() else {}
-    )
+    results: dict[str, Any] = json.loads(results_path.read_text()) if results_path.exists() else {}
     tree = args.tree.resolve()
     for name in args.files.split(","):
         if name == "film":
@@ -215,9 +236,12 @@ def main() -> None:
             out = args.out / f"{args.name}.{name}.{args.lang}.{mode}.srt"
             if report is None or not args.one_run:
                 iso = mode == "iso" and not args.one_run
-                report = run_tree(tree, srt, args.lang, iso, out, args.policy)
+                if args.rescore:
+                    report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+                else:
+                    report = run_tree(tree, srt, args.lang, iso, out, args.policy)
             key = f"{args.name}/{name}/{args.lang}/{mode}"
-            results[key] = score(report, refs, owner, mode == "slot")
+            results[key] = score(report, refs, owner, mode == "slot", args.lang)
             print(key, json.dumps(results[key]), flush=True)
             results_path.write_text(json.dumps(results, indent=2) + "\n")
     if args.table:

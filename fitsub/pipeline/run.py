@@ -135,13 +135,17 @@ class Fitter:
         return not segment_flags(u.source, text, text, None, True, self.known)
 
 
-def _dialogue_fits(units: Sequence[Unit], texts: Sequence[str], planned: Sequence[PlannedSegment]) -> bool:
+def _dialogue_fits(
+    units: Sequence[Unit], texts: Sequence[str], planned: Sequence[PlannedSegment]
+) -> bool:
     """Whether a dialogue cue's turns fit together: the cue's budget, each turn its line."""
     budget = planned[units[0].cues[0]].budget
     if budget is None:
         return False
     total = sum(char_length(t) for t in texts) + len(texts) - 1
-    lines_ok = all(u.line is None or char_length(t) <= u.line for u, t in zip(units, texts, strict=True))
+    lines_ok = all(
+        u.line is None or char_length(t) <= u.line for u, t in zip(units, texts, strict=True)
+    )
     return total <= budget.chars and lines_ok
 
 
