@@ -29,7 +29,7 @@ def check_model_path(model: Path | None) -> None:
     )
     if not hub_id:
         problem = "no such model directory (a Hugging Face hub id is written owner/name)"
-        raise InputError(model, problem, setting="model")
+        raise InputError(model, problem)
 
 
 def resolve_model(model: Path | None, src_lang: str, lang: str) -> Path:
