@@ -111,6 +111,8 @@ def summary_table(summary: Summary) -> Table:
         "mean length / source", ratio(summary.unconstrained_ratio), ratio(summary.fitted_ratio)
     )
     table.add_row("segments translated", str(summary.translated), str(summary.translated))
+    kept = summary.translated - summary.refitted
+    table.add_row("kept as translated / fitted again", "", f"{kept} / {summary.refitted}")
     if summary.multi_cue_sentences:
         paths = ", ".join(f"{name} {n}" for name, n in summary.group_paths.items() if n)
         table.add_row(
