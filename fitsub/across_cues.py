@@ -9,7 +9,9 @@ caller's `fits` says) and keeps the one closest to the proportional shares. Timi
 only the text of each cue changes.
 
 Song lines and sound effects are units of their own: the caller marks them `joinable=False`
-(`fitsub.markup.Protected.joinable`), and a group never crosses them.
+(`fitsub.markup.Protected.joinable`), and a group never crosses them. Cues of different kinds
+(`CueSpan.kind`: a positioned caption, an italic voice-over, a sign, another ASS style) never
+share a group either, so no word of a sentence moves into a cue the picture shows differently.
 """
 
 from __future__ import annotations
@@ -43,13 +45,15 @@ class CueSpan:
     start_ms: int | None
     end_ms: int | None
     joinable: bool = True  # False for cues that must stay alone (dialogue turns, untranslated)
+    kind: str = ""  # position and style as shown (`fitsub.pipeline.plan.cue_kind`); "" dialogue
 
 
 def group_cues(cues: Sequence[CueSpan]) -> list[list[int]]:
     """Indices of cues grouped into sentences (each index exactly once, order kept).
 
     A group continues while its last cue does not end a sentence, the next cue starts within
-    MAX_GAP_MS, both are joinable and the group holds fewer than MAX_GROUP_CUES cues.
+    MAX_GAP_MS, both are joinable and of the same kind, and the group holds fewer than
+    MAX_GROUP_CUES cues.
     """
     groups: list[list[int]] = []
     for i, cue in enumerate(cues):
@@ -64,6 +68,7 @@ def group_cues(cues: Sequence[CueSpan]) -> list[list[int]]:
             if (
                 prev.joinable
                 and cue.joinable
+                and prev.kind == cue.kind
                 and cue.text.strip()
                 and not ends_sentence(prev.text)
                 and gap_ok

@@ -17,9 +17,18 @@ reads: dialogue dashes and their spaces ("- " per turn), song signs ("♪ " … 
 of a sound effect, a speaker label. It does not count against the ratio (a ratio compares words
 with words) but does against the line and the reading speed, which cover everything shown.
 
+Two fitting modes (docs/fitting.md):
+
+* *slot* (`SLOT`, the default for subtitles): no ratio is given, so the budget is the cue's slot
+  alone, min(layout_limit, speed_limit) (or a slide box's room). A translation that fits the
+  slot is never shortened towards the source's length.
+* *isometric* (`ISOMETRIC`): a ratio is given (`--ratio`, `--min-ratio`, the dubbing profile),
+  so the ratio limit applies too (Lakew et al. 2019 scale the source length), with any slot as
+  a further cap.
+
 Slides have no layout by default: the caller passes `limits=None` for them unless the user gave
-CPL / lines flags. With no active limit at all, the budget is the isometric one (ratio 1.0,
-as Lakew et al. 2019 scale the source length): `chars = source_chars`, bound by "ratio".
+CPL / lines flags. With no active limit at all, the budget is the isometric one at ratio 1.0:
+`chars = source_chars`, bound by "ratio".
 
 Per-language limits follow the Netflix Timed Text Style Guides (partnerhelp.netflixstudios.com:
 "Timed Text Style Guide: General Requirements" and the per-language guides): 2 lines of at most
@@ -52,6 +61,9 @@ from typing import Protocol
 from fitsub.units import char_length, chars_in_time, ratio_chars_ceil, ratio_chars_floor
 
 BINDINGS: tuple[str, ...] = ("ratio", "layout", "speed")  # also the tie-break order
+SLOT = "slot"  # the budget is the cue's slot (layout, reading speed, a box's room)
+ISOMETRIC = "isometric"  # a ratio × the source's characters applies (and any slot caps it)
+MODES: tuple[str, ...] = (SLOT, ISOMETRIC)
 MIN_CHARS = 4  # the shortest plausible translation of a non-trivial segment, in characters
 MIN_SHARE = 0.5  # a translation below half its source's characters cannot keep its meaning
 DEFAULT_RATIO = 1.0  # used only when no limit at all is active
@@ -134,6 +146,7 @@ class Budget:
     too_small: bool
     too_short: bool = False  # timed cue on screen too briefly to be read (see the docstring)
     markup_chars: int = 0  # visible markup counted against the layout and speed limits
+    mode: str = SLOT  # `SLOT` or `ISOMETRIC`: whether a ratio applies (module docstring)
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (unit: characters)."""
@@ -148,6 +161,7 @@ class Budget:
             "too_small": self.too_small,
             "too_short": self.too_short,
             "markup_chars": self.markup_chars,
+            "mode": self.mode,
             "min_plausible_chars": min_plausible_chars(self.source_chars),
         }
 
@@ -217,6 +231,7 @@ def segment_budget(
             limits.min_duration_ms,
         ),
         markup_chars=markup_chars if limits is not None else 0,
+        mode=SLOT if ratio_limit is None else ISOMETRIC,
     )
 
 
@@ -255,6 +270,7 @@ class BudgetSummary:
     too_small: int
     too_short: int
     binding_counts: dict[str, int]
+    mode_counts: dict[str, int]  # segments per fitting mode (`MODES`)
     source_chars: int  # total over segments
     budget_chars: int  # total over segments
     mean_budget_ratio: float | None  # mean of chars / source_chars over non-empty sources
@@ -268,6 +284,7 @@ class BudgetSummary:
             "too_small": self.too_small,
             "too_short": self.too_short,
             "binding_counts": dict(self.binding_counts),
+            "mode_counts": dict(self.mode_counts),
             "source_chars": self.source_chars,
             "budget_chars": self.budget_chars,
             "mean_budget_ratio": self.mean_budget_ratio,
@@ -278,14 +295,17 @@ class BudgetSummary:
 def summarize_budgets(budgets: Sequence[Budget]) -> BudgetSummary:
     """Counts, totals and budget/source ratios over `budgets` (every binding counted, even at 0)."""
     counts = {name: 0 for name in BINDINGS}
+    modes = {name: 0 for name in MODES}
     for b in budgets:
         counts[b.binding] += 1
+        modes[b.mode] += 1
     ratios = [b.chars / b.source_chars for b in budgets if b.source_chars > 0]
     return BudgetSummary(
         segments=len(budgets),
         too_small=sum(1 for b in budgets if b.too_small),
         too_short=sum(1 for b in budgets if b.too_short),
         binding_counts=counts,
+        mode_counts=modes,
         source_chars=sum(b.source_chars for b in budgets),
         budget_chars=sum(b.chars for b in budgets),
         mean_budget_ratio=sum(ratios) / len(ratios) if ratios else None,

@@ -43,6 +43,7 @@ class Profile:
     ratio: float | None = None  # None: the command's --ratio
     min_ratio: float | None = None
     reading_speed: bool = True  # False: no reading-speed limit (dubbing)
+    lang: str | None = None  # the language the profile is for (None: any)
 
     def limits(self) -> Limits:
         """The budget limits this profile sets."""
@@ -80,6 +81,7 @@ BUILTIN: dict[str, Profile] = {
             min_duration_ms=MIN_WORD_CUE_MS,
             min_gap_ms=NETFLIX_GAP_MS,
             source=_NETFLIX.format(_LANGUAGE[lang]),
+            lang=lang,
         )
         for lang, cps in _NETFLIX_CPS.items()
     },
@@ -160,10 +162,25 @@ def custom_profile(
 
 
 def resolve(name: str, known: Mapping[str, Profile]) -> Profile:
-    """The profile called `name`; ValueError listing the known names otherwise."""
+    """The profile called `name`; ValueError listing the known names otherwise (and naming the
+    profile meant when only the case differs: names are matched exactly)."""
     if name not in known:
+        same = [k for k in known if k.lower() == name.strip().lower()]
+        if same:
+            raise ValueError(f"unknown profile {name!r}; profile names are lower case: {same[0]}")
         raise ValueError(f"unknown profile {name!r}; known profiles: {', '.join(sorted(known))}")
     return known[name]
+
+
+def check_profile_language(profile: Profile, lang: str) -> None:
+    """ValueError naming both when `profile` is for another language than `lang`."""
+    code = lang.strip().lower().replace("_", "-").split("-")[0]
+    if profile.lang is not None and profile.lang != code:
+        raise ValueError(
+            f"{profile.name} is for {_LANGUAGE.get(profile.lang, profile.lang)} "
+            f"({profile.lang}), not --lang {lang}; use "
+            + (netflix_for(code) or "a profile for that language")
+        )
 
 
 def language_profile(lang: str) -> Profile:

@@ -116,6 +116,8 @@ def summary_table(summary: Summary) -> Table:
         "mean length / source", ratio(summary.unconstrained_ratio), ratio(summary.fitted_ratio)
     )
     table.add_row("segments translated", str(summary.translated), str(summary.translated))
+    kept = summary.translated - summary.refitted
+    table.add_row("kept as translated / fitted again", "", f"{kept} / {summary.refitted}")
     if summary.multi_cue_sentences:
         paths = ", ".join(f"{name} {n}" for name, n in summary.group_paths.items() if n)
         table.add_row(
@@ -142,6 +144,7 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "fitted_chars": r.fitted_chars,
         "fits": r.fits,
         "model_fits": r.model_fits,
+        "refitted": r.refitted,
         "flags": [f.to_dict() for f in r.flags],
         "group": r.group,
         "group_path": r.group_path,
@@ -166,6 +169,7 @@ def budget_table(budgets: Sequence[tuple[int, str | None, str, Budget | None]]) 
     table = Table(title="budgets (characters)")
     for name in ("#", "id", "src", "ratio", "layout", "speed", "budget"):
         table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("mode", no_wrap=True)
     table.add_column("binds", no_wrap=True)
     table.add_column("flag", no_wrap=True, min_width=9)
     table.add_column("text", no_wrap=True, overflow="ellipsis", max_width=24)
@@ -184,6 +188,7 @@ def budget_table(budgets: Sequence[tuple[int, str | None, str, Budget | None]]) 
             cell(b.layout_limit),
             cell(b.speed_limit),
             str(b.chars),
+            b.mode,
             b.binding,
             " ".join(
                 flag
@@ -227,7 +232,7 @@ def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
         if r.budget is None:
             continue
         b = r.budget
-        limit = [b.binding] + [
+        limit = [f"{b.mode}:{b.binding}"] + [
             name
             for name, on in (
                 ("too-small", b.too_small),

@@ -16,7 +16,7 @@ from rich.text import Text
 from fitsub.budget import Budget, summarize_budgets
 from fitsub.cli.documents import load_input
 from fitsub.cli.limits import pick_profile, settings, translate_options
-from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile
+from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile, language_code
 from fitsub.document import Document, Segment
 from fitsub.pipeline import PlannedSegment, TranslateOptions, plan
 from fitsub.profiles import tight_gaps
@@ -62,7 +62,10 @@ def budget_cmd(
     lang: Lang = None,
     profile: Profile = None,
     ratio: float | None = typer.Option(
-        None, "--ratio", help="Budget = ratio × source characters (default 1.0)."
+        None,
+        "--ratio",
+        help="Isometric mode: budget = ratio × source characters (default: slot mode for "
+        "subtitles, ratio 1.0 for slides without a box).",
     ),
     cpl: Annotated[
         int | None, typer.Option("--cpl", help="Characters per line (default per language).")
@@ -80,10 +83,10 @@ def budget_cmd(
     Example: fitsub budget samples/talk.srt --lang it --ratio 1.0
     """
     config = settings()
-    lang = config.get("lang", lang) or "it"
+    lang = language_code(config.get("lang", lang) or "it")
     chosen = pick_profile(config, profile)
     opts = translate_options(
-        lang, ratio, cpl, lines, cps, profile=chosen, default_ratio=config.get("ratio") or 1.0
+        lang, ratio, cpl, lines, cps, profile=chosen, default_ratio=config.get("ratio")
     )
     doc = load_input(input, fmt, encoding_in)
     gaps = _tight_gaps(doc, opts)
@@ -91,6 +94,7 @@ def budget_cmd(
         "input": str(input),
         "lang": lang,
         "profile": None if chosen is None else chosen.name,
+        "mode": opts.mode,
         "ratio": opts.ratio,
         "limits": opts.limits.__dict__,
     }

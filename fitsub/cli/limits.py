@@ -1,4 +1,9 @@
-"""Flags over a profile over fitsub.toml over the language's defaults → the core's options."""
+"""Flags over a profile over fitsub.toml over the language's defaults → the core's options.
+
+The fitting mode follows from the ratio (docs/fitting.md): no `--ratio`, `--min-ratio`, config
+`ratio` or profile ratio (dubbing) means *slot* mode for subtitles (the budget is the cue's slot)
+and the isometric ratio 1.0 for slides without a box; any of them means *isometric* mode.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,11 @@ from pathlib import Path
 
 import typer
 
-from fitsub.budget import limits_for
+from fitsub.budget import DEFAULT_RATIO, limits_for
 from fitsub.cli.options import check_positive
 from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
-from fitsub.profiles import Profile, resolve
+from fitsub.profiles import Profile, check_profile_language, resolve
 from fitsub.settings import Settings, load_settings
 
 
@@ -41,13 +46,31 @@ def translate_options(
     compare: bool = True,
     min_ratio: float | None = None,
     profile: Profile | None = None,
-    default_ratio: float | None = 1.0,
+    default_ratio: float | None = None,
 ) -> TranslateOptions:
-    """Options from flags over a profile over the language's defaults (flags always win)."""
+    """Options from flags over a profile over the language's defaults (flags always win).
+
+    `default_ratio`: fitsub.toml's `ratio` (None: slot mode unless a flag or the profile sets
+    one). `--min-ratio` alone asks for isometric mode at ratio 1.0."""
+    for setting, value in (("ratio", ratio), ("min_ratio", min_ratio)):
+        check_positive(setting, value)
     if profile is not None:
+        try:
+            check_profile_language(profile, lang)
+        except ValueError as err:
+            raise InputError(None, str(err), setting="profile") from None
+        if ratio is not None and profile.min_ratio is not None and min_ratio is None:
+            if profile.min_ratio > ratio:
+                problem = (
+                    f"{ratio} contradicts profile {profile.name}, whose lower bound is "
+                    f"{profile.min_ratio} × source (give --min-ratio too, or drop --ratio)"
+                )
+                raise InputError(None, problem, setting="ratio")
         ratio = ratio if ratio is not None else profile.ratio
         min_ratio = min_ratio if min_ratio is not None else profile.min_ratio
     ratio = ratio if ratio is not None else default_ratio
+    if ratio is None and min_ratio is not None:
+        ratio = DEFAULT_RATIO  # a lower bound asks for isometric output: at the source's length
     for setting, value in (("ratio", ratio), ("cpl", cpl), ("lines", lines), ("cps", cps)):
         check_positive(setting, value)
     try:

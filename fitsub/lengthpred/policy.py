@@ -1,10 +1,12 @@
 """Length policies: the length a fitted request asks for, never above its budget.
 
-`source` asks for the budget itself (ratio × source characters, or the subtitle limit that
-binds: what fitsub did before policies existed). `predicted` asks for the length the predictor
-gives for the source (Oka et al. 2020, Sec. 3.2), capped by the budget. `oracle` (eval only)
-asks for the reference's length. The budget stays the hard limit (`Request.max_chars`) in every
-policy: a policy only moves the requested length at or below it.
+`source` asks for the natural length where the pipeline knows one (slot mode: the length of
+the unconstrained translation, capped by the budget, so a roomy slot never makes the model pad)
+and for the budget itself otherwise (isometric mode: ratio × source characters, or the subtitle
+limit that binds). `predicted` asks for the length the predictor gives for the source (Oka et
+al. 2020, Sec. 3.2), capped by the budget. `oracle` (eval only) asks for the reference's
+length. The budget stays the hard limit (`Request.max_chars`) in every policy: a policy only
+moves the requested length at or below it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ POLICIES = ("source", "predicted", "oracle")
 FROM_BUDGET = "budget"
 FROM_PREDICTED = "predicted"
 FROM_ORACLE = "oracle"
+FROM_UNCONSTRAINED = "unconstrained"  # the unconstrained translation's length (slot mode)
 
 Predict = Callable[[Sequence[str]], list[int]]  # texts -> predicted lengths in characters
 
@@ -99,12 +102,22 @@ class LengthPolicy:
         if self.name == "predicted" and self.predict is None:
             raise ValueError("policy 'predicted' needs a predictor")
 
-    def requests(self, texts: Sequence[str], budgets: Sequence[int]) -> list[Requested]:
-        """The requested length of each text, within its budget."""
-        if len(texts) != len(budgets):
+    def requests(
+        self,
+        texts: Sequence[str],
+        budgets: Sequence[int],
+        natural: Sequence[int] | None = None,
+    ) -> list[Requested]:
+        """The requested length of each text, within its budget.
+
+        `natural`: the length of each text's unconstrained translation (slot mode), which policy
+        `source` asks for when it is under the budget; None: the budget (isometric mode)."""
+        if len(texts) != len(budgets) or (natural is not None and len(natural) != len(texts)):
             raise ValueError(f"{len(texts)} texts but {len(budgets)} budgets")
         if self.name == "source" or not texts:
-            return [Requested(b, FROM_BUDGET) for b in budgets]
+            if natural is None:
+                return [Requested(b, FROM_BUDGET) for b in budgets]
+            return [cap(n, b, FROM_UNCONSTRAINED) for n, b in zip(natural, budgets, strict=True)]
         assert self.predict is not None
         lengths = self.predict(list(texts))
         return [cap(n, b, FROM_PREDICTED) for n, b in zip(lengths, budgets, strict=True)]

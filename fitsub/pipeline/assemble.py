@@ -41,6 +41,7 @@ class SegmentResult:
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
     flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
     requested: Requested | None = None  # the length asked of the model and where it came from
+    refitted: bool = False  # translated again under the budget (False: unconstrained kept)
 
     @property
     def translated(self) -> bool:
@@ -123,6 +124,7 @@ def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> Segmen
         terms_lost=got.terms_lost.get(i, ()),
         model_fits=got.model_fits[i],
         requested=combine(_in_order(asked)) if asked else None,
+        refitted=got.refitted.get(i, False),
     )
 
 
@@ -160,6 +162,8 @@ def assemble(
         new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
         results.append(_result(i, p, prot, got))
     flagged = flag_segments(results, known)
+    if not opts.compare:  # the comparison hidden: the output and its flags stay the same
+        flagged = [dataclasses.replace(r, unconstrained=None) for r in flagged]
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
 
 

@@ -6,10 +6,11 @@ a sentence grouped (`fitsub.across_cues.group_cues`); nothing is translated yet.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from fitsub.across_cues import CueSpan, group_cues
-from fitsub.budget import Budget, Limits, segment_budget
+from fitsub.budget import ISOMETRIC, SLOT, Budget, Limits, segment_budget
 from fitsub.document import Document, Segment
 from fitsub.glossary import Glossary
 from fitsub.lengthpred.policy import LengthPolicy
@@ -23,13 +24,19 @@ class TranslateOptions:
 
     lang: str
     limits: Limits
-    ratio: float | None = 1.0
+    ratio: float | None = None  # None: slot mode (subtitles); a ratio: isometric mode
     per_cue: bool = False
     compare: bool = True
     batch_size: int = 64
     min_ratio: float | None = None  # lower bound: min_ratio × source characters (dubbing)
     glossary: Glossary | None = None  # terms kept or translated as the glossary says
     length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
+
+    @property
+    def mode(self) -> str:
+        """`ISOMETRIC` when a ratio applies, else `SLOT` (slides without a box then use the
+        isometric ratio 1.0: `fitsub.budget`)."""
+        return SLOT if self.ratio is None else ISOMETRIC
 
 
 @dataclass(frozen=True)
@@ -67,14 +74,42 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
     return planned
 
 
+_POSITION_TAG = re.compile(r"\\(?:an?\d+|pos\([^)]*\)|move\([^)]*\)|org\([^)]*\))")
+_ITALIC_OPEN = re.compile(r"<i>|\{[^}]*\\i1[^}]*\}")
+_LETTERS = re.compile(r"[^\W\d_]")
+
+
+def cue_kind(prot: Protected | None, seg: Segment) -> str:
+    """How the picture shows a cue: its position and style, "" for plain dialogue.
+
+    The parts: the cue's settings as written (VTT `line:` / `position:`, SRT coordinates, an ASS
+    event's style), ASS position overrides (`{\\an8}`, `\\pos`, `\\move`), `italic` when the
+    whole cue is italic (a voice-over, a thought), `sign` when its words are all capitals (an
+    on-screen sign or caption). Cues of different kinds never share a sentence group.
+    """
+    if prot is None:
+        return ""
+    parts = [seg.settings.strip()]
+    parts += _POSITION_TAG.findall(prot.prefix + prot.turns[0].prefix)
+    edge = prot.prefix + prot.turns[0].prefix
+    if _ITALIC_OPEN.search(edge) and not _ITALIC_OPEN.search(prot.plain):
+        parts.append("italic")
+    letters = _LETTERS.findall(prot.plain)
+    if len(letters) >= 3 and all(not ch.islower() for ch in letters):
+        parts.append("sign")
+    return "|".join(p for p in parts if p)
+
+
 def sentence_groups(planned: list[PlannedSegment], doc: Document) -> list[list[int]]:
-    """The sentence groups of a subtitle document (slides: one line each)."""
+    """The sentence groups of a subtitle document (slides: one line each); cues of different
+    kinds (`cue_kind`) never share one."""
     spans = [
         CueSpan(
             text="" if p.protected is None else p.protected.plain,
             start_ms=seg.start_ms,
             end_ms=seg.end_ms,
             joinable=p.protected is not None and p.protected.joinable,
+            kind=cue_kind(p.protected, seg),
         )
         for seg, p in zip(doc.segments, planned, strict=True)
     ]

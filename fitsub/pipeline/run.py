@@ -1,10 +1,21 @@
-"""Run: the backend calls (in batches, n-best), the first pass, the retries and the last resort.
+"""Run: the backend calls (in batches, n-best), what is kept, what is fitted, the last resorts.
 
-Every unit is translated into its budget (and, for the comparison, unconstrained). A sentence
-across cues whose translation no split fits (`fitsub.pipeline.share`) is translated again with
-its total budget times each of `RETRANSLATE_STEPS` (always shorter than its last translation),
-keeping the first n-best candidate that splits into fitting parts; a sentence none of them
-fits is translated cue by cue.
+Fit only what must be fitted (issue 27, docs/fitting.md):
+
+1. Every unit is translated unconstrained first (always, whether or not the comparison is
+   shown: the output never depends on `--compare`).
+2. A unit whose unconstrained translation fits its budget (every cue's share of it, within the
+   cue's lines; for a dialogue cue all its turns together), cuts no word, keeps its glossary
+   terms and carries no quality flag is kept: it is the output, byte for byte.
+3. Only the others are translated again under the hard budget, asking for the natural length
+   capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
+   length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
+   The first candidate that fits wins, fitted n-best before unconstrained n-best; when none
+   fits, the shortest candidate that cuts no word among all of them is shown, flagged over
+   budget: a fitting candidate always wins over one that does not fit.
+4. A sentence across cues that no candidate splits into fitting parts is translated again with
+   its total budget times each of `RETRANSLATE_STEPS` (always shorter than its last
+   translation), and then cue by cue (`per_cue`, the same steps 1-3 for each cue).
 """
 
 from __future__ import annotations
@@ -13,15 +24,15 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
-from fitsub.budget import min_plausible_chars
-from fitsub.flags import KnowsWords, cut_words, words
+from fitsub.budget import SLOT, min_plausible_chars
+from fitsub.flags import KnowsWords, cut_words, segment_flags, words
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
-from fitsub.units import char_length, ratio_chars_floor
+from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
-NBEST = 5  # candidates asked for when the best one may not do (re-translation, glossary)
+NBEST = 5  # candidates asked for: the best one may not fit or may cut a word where another does not
 # A sentence whose translation no split fits is translated again with its total budget times
 # each factor in turn (and always shorter than the last translation), before cue by cue.
 RETRANSLATE_STEPS: tuple[float, ...] = (0.92, 0.84, 0.76)
@@ -52,19 +63,12 @@ class Runner:
             out.extend(self.backend.translate(chunk, n_best=n_best))
             self.done += len(chunk)
             if self.progress is not None:
-                self.progress(self.done, self.total)
+                self.progress(self.done, max(self.total, self.done))
         return out
 
-    def fitted_and_free(
-        self, units: Sequence[Unit], min_ratio: float | None, compare: bool
-    ) -> tuple[Candidates, Candidates | None]:
-        """NBEST candidates within each unit's budget and, with `compare`, unconstrained.
-
-        NBEST: the best fitted one may cut a word where another does not, and the shortest
-        whole unconstrained one replaces a fitted text that cuts a word anyway."""
-        fitted = self.translate([u.request(u.budget, min_ratio) for u in units])
-        free = self.translate([u.request(None) for u in units]) if compare else None
-        return fitted, free
+    def free(self, units: Sequence[Unit]) -> Candidates:
+        """NBEST unconstrained candidates of every unit (the first candidates of each)."""
+        return self.translate([u.request(None) for u in units])
 
 
 def known_words(backend: TranslationBackend, free: Candidates | None) -> frozenset[str]:
@@ -100,34 +104,169 @@ class Pending:
     free: str | None
 
 
-def first_pass(
+@dataclass(frozen=True)
+class Fitter:
+    """What decides whether a translation fits a unit: the cues' budgets and lines
+    (`CueFit`), the lower bound (`min_ratio`) and the words the model knows."""
+
+    fit: CueFit
+    min_ratio: float | None
+    known: Collection[str]
+
+    def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
+        """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
+        that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues)."""
+        n = char_length(text)
+        if self.min_ratio is not None and n < ratio_chars_ceil(
+            self.min_ratio, char_length(u.source)
+        ):
+            return None, ""
+        if len(u.cues) > 1:
+            return self.fit.share(u, text)
+        if n > u.budget or (u.line is not None and n > u.line):
+            return None, ""
+        prot = self.fit.planned[u.cues[0]].protected
+        if prot is not None and prot.is_dialogue:  # a turn: its cue is laid out turn by turn
+            return [text], SINGLE
+        return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
+
+    def clean(self, u: Unit, text: str) -> bool:
+        """Whether a translation carries no quality flag of its own (`fitsub.flags`)."""
+        return not segment_flags(u.source, text, text, None, True, self.known)
+
+
+def _dialogue_fits(
+    units: Sequence[Unit], texts: Sequence[str], planned: Sequence[PlannedSegment]
+) -> bool:
+    """Whether a dialogue cue's turns fit together: the cue's budget, each turn its line."""
+    budget = planned[units[0].cues[0]].budget
+    if budget is None:
+        return False
+    total = sum(char_length(t) for t in texts) + len(texts) - 1
+    lines_ok = all(
+        u.line is None or char_length(t) <= u.line for u, t in zip(units, texts, strict=True)
+    )
+    return total <= budget.chars and lines_ok
+
+
+def keep_fitting(
     units: Sequence[Unit],
-    fitted: Candidates,
-    free: Candidates | None,
-    known: Collection[str],
-    fit: CueFit,
+    free: Candidates,
+    fitter: Fitter,
     out: CueTexts,
     multi: Collection[int],
-) -> list[Pending]:
-    """Accept each unit's best candidate; the sentences no split of it fits are pending.
-
-    `multi`: the sentence groups of several cues (a unit of one of their cues is `per-cue`)."""
-    pending: list[Pending] = []
+) -> list[int]:
+    """Accept every unit whose unconstrained translation fits, cuts no word, keeps its glossary
+    terms and carries no flag (a dialogue cue: all its turns, together); the indices of the
+    units left to fit."""
+    keep: dict[int, list[str] | None] = {}
+    paths: dict[int, str] = {}
+    texts: dict[int, str] = {}
     for ui, u in enumerate(units):
-        free_cands = None if free is None else free[ui]
-        free_text = None if free_cands is None else u.restored(u.pick(free_cands))
-        whole = whole_words(u.source, free_text, known)
-        cand = u.pick(fitted[ui], whole)
-        text, lost = u.shield.restore(cand.text)
-        if len(u.cues) == 1:
-            out.accept_whole(u, cand, whole, free_cands, PER_CUE if u.group in multi else SINGLE)
+        best = u.pick(free[ui])
+        text = u.restored(best)
+        texts[ui] = text
+        whole = u.shield.complete(best.text) and fitter.clean(u, text)
+        if len(u.cues) == 1 and not whole:
+            keep[ui] = None
             continue
-        parts, path = fit.share(u, text) if whole(text) else (None, "")
+        parts, paths[ui] = fitter.parts(u, text) if whole else (None, "")
+        keep[ui] = parts
+    # a dialogue cue's turns are kept or fitted together, against the cue's budget
+    dialogue: dict[tuple[int, int], list[int]] = {}
+    for ui, u in enumerate(units):
+        prot = fitter.fit.planned[u.cues[0]].protected
+        if len(u.cues) == 1 and prot is not None and prot.is_dialogue:
+            dialogue.setdefault((u.group, u.cues[0]), []).append(ui)
+    for turns in dialogue.values():
+        clean = all(
+            units[ui].shield.complete(units[ui].pick(free[ui]).text)
+            and fitter.clean(units[ui], texts[ui])
+            for ui in turns
+        )
+        ok = clean and _dialogue_fits(
+            [units[ui] for ui in turns], [texts[ui] for ui in turns], fitter.fit.planned
+        )
+        for ui in turns:
+            keep[ui] = [texts[ui]] if ok else None
+    refit: list[int] = []
+    for ui, u in enumerate(units):
+        parts = keep[ui]
+        if parts is None:
+            refit.append(ui)
+            continue
+        _, lost = u.shield.restore(u.pick(free[ui]).text)
+        path = paths[ui] if len(u.cues) > 1 else _path(u, multi)
+        out.accept(u, parts, True, lost, texts[ui], path, refitted=False)
+    return refit
+
+
+def _path(u: Unit, multi: Collection[int]) -> str:
+    return PER_CUE if u.group in multi else SINGLE
+
+
+def choose(
+    u: Unit,
+    fitted: Sequence[Candidate],
+    free: Sequence[Candidate],
+    fitter: Fitter,
+    out: CueTexts,
+    multi: Collection[int],
+) -> Pending | None:
+    """Accept the first candidate that fits (fitted n-best, then unconstrained n-best); when
+    none does, the shortest that cuts no word, flagged (a sentence across cues: pending)."""
+    free_text = u.restored(u.pick(free)) if free else None
+    whole = whole_words(u.source, free_text, fitter.known)
+    pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
+    for cand in pool:
+        text, lost = u.shield.restore(cand.text)
+        if not (u.shield.complete(cand.text) and whole(text)):
+            continue
+        parts, path = fitter.parts(u, text)
         if parts is not None:
-            out.accept(u, parts, cand.fits, lost, free_text, path)
-        else:
-            pending.append(Pending(u, char_length(text), free_text))
-    return pending
+            path = path if len(u.cues) > 1 else _path(u, multi)
+            out.accept(u, parts, True, lost, free_text, path)
+            return None
+    kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
+    shortest = min(kept, key=lambda c: char_length(u.restored(c)))
+    text, lost = u.shield.restore(shortest.text)
+    if len(u.cues) > 1:
+        return Pending(u, char_length(text), free_text)
+    out.accept(u, [text], False, lost, free_text, _path(u, multi))
+    return None
+
+
+def settle(
+    runner: Runner,
+    units: Sequence[Unit],
+    opts: TranslateOptions,
+    fitter: Fitter,
+    out: CueTexts,
+    multi: Collection[int],
+    free: Candidates | None = None,
+) -> tuple[list[Pending], Fitter]:
+    """Steps 1-3 of the module docstring for `units`: the sentences still pending, and the
+    fitter with the words of the unconstrained translations added."""
+    if not units:
+        return [], fitter
+    if free is None:
+        free = runner.free(units)
+        known = frozenset(fitter.known) | known_words(runner.backend, free)
+        fitter = Fitter(fitter.fit, fitter.min_ratio, known)
+    refit = keep_fitting(units, free, fitter, out, multi)
+    if not refit:
+        return [], fitter
+    natural = None
+    if opts.mode == SLOT:
+        natural = [char_length(units[k].restored(units[k].pick(free[k]))) for k in refit]
+    todo = with_lengths([units[k] for k in refit], opts.length, natural)
+    fitted = runner.translate([u.request(u.budget, opts.min_ratio) for u in todo])
+    pending: list[Pending] = []
+    for u, k, cands in zip(todo, refit, fitted, strict=True):
+        waiting = choose(u, cands, free[k], fitter, out, multi)
+        if waiting is not None:
+            pending.append(waiting)
+    return pending, fitter
 
 
 def _tighter(pending: Sequence[Pending], factor: float) -> tuple[list[Pending], list[Pending]]:
@@ -179,11 +318,12 @@ def per_cue(
     pending: Sequence[Pending],
     planned: Sequence[PlannedSegment],
     opts: TranslateOptions,
-    known: frozenset[str],
+    fitter: Fitter,
     out: CueTexts,
-) -> frozenset[str]:
-    """The last resort: each cue of a pending sentence translated alone. Returns `known` with
-    the words of the unconstrained translations made here."""
+) -> Fitter:
+    """The last resort: each cue of a pending sentence translated alone (kept when its
+    unconstrained translation fits, else fitted). Returns the fitter with the words of the
+    unconstrained translations made here."""
     singles = [
         make_unit(
             planned[i].protected.plain,  # type: ignore[union-attr]
@@ -196,14 +336,6 @@ def per_cue(
         for p in pending
         for i, b in zip(p.unit.cues, p.unit.cue_budgets, strict=True)
     ]
-    singles = with_lengths(singles, opts.length)
-    if not singles:
-        return known
-    fitted, free = runner.fitted_and_free(singles, opts.min_ratio, opts.compare)
-    known = known | known_words(runner.backend, free)
-    for k, u in enumerate(singles):
-        free_cands = None if free is None else free[k]
-        free_text = None if free_cands is None else u.restored(u.pick(free_cands))
-        whole = whole_words(u.source, free_text, known)
-        out.accept_whole(u, u.pick(fitted[k], whole), whole, free_cands, PER_CUE)
-    return known
+    groups = {u.group for u in singles}
+    _, fitter = settle(runner, singles, opts, fitter, out, groups)
+    return fitter

@@ -11,12 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from fitsub.across_cues import distribute, resplit
-from fitsub.backend import Candidate
 from fitsub.budget import Limits
 from fitsub.lengthpred.policy import Requested
 from fitsub.lengthpred.policy import share as cue_share
 from fitsub.pipeline.plan import PlannedSegment, line_room
-from fitsub.pipeline.work import Unit, WordCheck
+from fitsub.pipeline.work import Unit
 from fitsub.reflow import fits_layout, reflow
 from fitsub.units import char_length
 
@@ -46,6 +45,7 @@ class CueTexts:
     group: dict[int, int] = field(default_factory=dict)
     terms_lost: dict[int, tuple[str, ...]] = field(default_factory=dict)
     asked: dict[int, dict[int, Requested]] = field(default_factory=dict)
+    refitted: dict[int, bool] = field(default_factory=dict)  # translated again under a budget
 
     def accept(
         self,
@@ -55,8 +55,11 @@ class CueTexts:
         lost: tuple[str, ...],
         free: str | None,
         path: str,
+        refitted: bool = True,
     ) -> None:
-        """Give each cue of `u` its part (and its part of the unconstrained text `free`)."""
+        """Give each cue of `u` its part (and its part of the unconstrained text `free`);
+        `refitted`: the part comes from a request under the budget (False: the unconstrained
+        translation was kept)."""
         free_parts = None
         if free is not None:
             free_parts = distribute(free, u.cue_budgets) or pad_split(free, len(u.cues))
@@ -65,7 +68,8 @@ class CueTexts:
             self.model_fits[i] = self.model_fits.get(i, True) and fits
             self.path[i] = path
             self.group[i] = u.group
-            if u.asked is not None:  # a cue's share of its sentence's request
+            self.refitted[i] = self.refitted.get(i, False) or refitted
+            if refitted and u.asked is not None:  # a cue's share of its sentence's request
                 self.asked.setdefault(i, {})[u.turn] = cue_share(
                     u.asked, u.cue_budgets[k], u.budget
                 )
@@ -73,26 +77,6 @@ class CueTexts:
                 self.free.setdefault(i, {})[u.turn] = free_parts[k]
         if lost:
             self.terms_lost[u.cues[0]] = self.terms_lost.get(u.cues[0], ()) + lost
-
-    def accept_whole(
-        self,
-        u: Unit,
-        cand: Candidate,
-        whole: WordCheck,
-        free: Sequence[Candidate] | None,
-        path: str,
-    ) -> None:
-        """Accept `cand` for single-cue unit `u`. A candidate that cuts a word gives way to the
-        shortest whole unconstrained candidate, flagged over budget: never a cut word (issue 11)."""
-        text, lost = u.shield.restore(cand.text)
-        fits = cand.fits
-        free_text = None if not free else u.restored(u.pick(free))
-        if free and not whole(text):
-            kept = [c for c in free if u.shield.complete(c.text)] or list(free[:1])
-            shortest = min(kept, key=lambda c: char_length(u.restored(c)))
-            text, lost = u.shield.restore(shortest.text)
-            fits = False
-        self.accept(u, [text], fits, lost, free_text, path)
 
 
 @dataclass(frozen=True)

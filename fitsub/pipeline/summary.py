@@ -27,6 +27,7 @@ class Summary:
     multi_cue_sentences: int = 0  # sentences running across two or more cues
     kept_whole: int = 0  # of those, translated whole (not cue by cue): see `KEPT_WHOLE`
     group_paths: dict[str, int] = field(default_factory=dict)  # multi-cue sentences per path
+    refitted: int = 0  # segments translated again under their budget (the rest: kept as is)
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict."""
@@ -83,4 +84,5 @@ def summarize_results(results: Sequence[SegmentResult]) -> Summary:
         group_paths={
             name: sum(1 for path in paths.values() if path == name) for name in GROUP_PATHS[1:]
         },
+        refitted=sum(1 for r in tr if r.refitted),
     )

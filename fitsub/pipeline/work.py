@@ -33,6 +33,7 @@ class Unit:
     group: int  # the sentence group
     turn: int = 0  # the speaker turn inside a single dialogue cue
     asked: Requested | None = None  # the length policy's request (None: the budget)
+    line: int | None = None  # a dialogue turn on a line of its own: the line's characters
 
     def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
         """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
@@ -76,10 +77,11 @@ def make_unit(
     group: int,
     glossary: Glossary | None,
     turn: int = 0,
+    line: int | None = None,
 ) -> Unit:
     """A unit for `source`, its glossary terms shielded."""
     shield = Shielded(source) if glossary is None else glossary.shield(source)
-    return Unit(shield, source, budget, cues, cue_budgets, group, turn)
+    return Unit(shield, source, budget, cues, cue_budgets, group, turn, line=line)
 
 
 def turn_budgets(budget: int, turns: Sequence[str], caps: Sequence[int] | None = None) -> list[int]:
@@ -115,7 +117,10 @@ def units_of(
                 caps = [opts.limits.cpl - visible_chars(t.prefix + t.suffix) for t in prot.turns]
             shares = turn_budgets(first.budget.chars, prot.turn_texts, caps)
             for t, (turn_text, share) in enumerate(zip(prot.turn_texts, shares, strict=True)):
-                units.append(make_unit(turn_text, share, (g[0],), (share,), gi, opts.glossary, t))
+                line = None if caps is None else caps[t]
+                units.append(
+                    make_unit(turn_text, share, (g[0],), (share,), gi, opts.glossary, t, line)
+                )
             continue
         cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
         for cues in cue_groups:
@@ -126,7 +131,10 @@ def units_of(
     return units
 
 
-def with_lengths(units: list[Unit], policy: LengthPolicy) -> list[Unit]:
-    """Each unit with the length its policy asks for (`fitsub.lengthpred.policy`)."""
-    asked = policy.requests([u.source for u in units], [u.budget for u in units])
+def with_lengths(
+    units: list[Unit], policy: LengthPolicy, natural: Sequence[int] | None = None
+) -> list[Unit]:
+    """Each unit with the length its policy asks for (`fitsub.lengthpred.policy`); `natural`:
+    the length of each unit's unconstrained translation (slot mode), None in isometric mode."""
+    asked = policy.requests([u.source for u in units], [u.budget for u in units], natural)
     return [dataclasses.replace(u, asked=a) for u, a in zip(units, asked, strict=True)]

@@ -81,15 +81,16 @@ def test_a_three_cue_sentence_stays_one_group_shared_at_word_boundaries() -> Non
     backend = ToyBackend()
     result = translate_document(doc, backend, _opts(limits_for("it", cps=40), ratio=2.0))
     sentence = "Last year I went to Rome with my sister and we ate a lot of pizza."
-    asked = [r for r in backend.calls if r.max_chars is not None and "Last year" in r.text]
-    assert [r.text for r in asked] == [sentence]  # one fitted request, no cue-by-cue retry
+    asked = [r for r in backend.calls if "Last year" in r.text]
+    # one unconstrained request; its translation fits the three cues: kept, never re-fitted
+    assert [(r.text, r.max_chars) for r in asked] == [(sentence, None)]
     by_id = {r.id: r for r in result.segments}
     group = [by_id[i] for i in ("7", "8", "9")]
     assert len({r.group for r in group}) == 1
     assert [r.group_path for r in group] == [WHOLE] * 3
+    assert not any(r.refitted for r in group)
     # the translation is shared at word boundaries: the three parts are its words, in order
-    (whole,) = backend.translate([Request(sentence, *(asked[0].max_chars,) * 2)])
-    assert " ".join(r.fitted for r in group).split() == whole[0].text.split()
+    assert " ".join(r.fitted for r in group).split() == toy_translate(sentence).split()
     assert all(r.fitted and r.fits for r in group)
     assert [s.id for s in result.document.segments] == [s.id for s in doc.segments]
     summary = summarize(result.segments)
@@ -126,7 +127,8 @@ def test_an_overflowing_split_is_re_translated_tighter_not_per_cue() -> None:
     assert all(r.fits for r in group)
     asked = [r.max_chars for r in backend.calls if r.text.startswith("Last year I went to Rome w")]
     total = sum(r.budget.chars for r in group if r.budget is not None) + 2
-    assert asked[0] == total and len(asked) >= 2 and all(a < total for a in asked[1:])
+    assert asked[0] is None  # the unconstrained translation first: too long for the cues
+    assert asked[1] == total and len(asked) >= 3 and all(a < total for a in asked[2:])
     # and never cue by cue
     assert "Last year I went to Rome" not in [r.text for r in backend.calls]
 
@@ -157,7 +159,7 @@ def test_a_split_that_breaks_a_cue_layout_is_re_split() -> None:
     assert len(backend.calls) == 1  # no re-translation was needed
 
 
-def test_the_first_candidate_that_splits_is_kept_when_re_translating() -> None:
+def test_the_first_candidate_that_splits_is_kept_before_any_tighter_request() -> None:
     doc = _srt((0, 2000, "When we arrived"), (2100, 4000, "the train had left."))
     sentence = "When we arrived the train had left."
     backend = ScriptedBackend(
@@ -170,9 +172,10 @@ def test_the_first_candidate_that_splits_is_kept_when_re_translating() -> None:
     )
     result = translate_document(doc, backend, _opts(ratio=1.2, compare=False))
     assert [r.budget.chars for r in result.segments if r.budget] == [18, 22]
-    assert [r.group_path for r in result.segments] == [RETRANSLATED] * 2
+    # the best candidate does not split into the cues; the second does: it wins at once
+    assert [r.group_path for r in result.segments] == [WHOLE] * 2
     assert [r.fitted for r in result.segments] == ["Arrivati, il", "treno era partito."]
-    assert [r.max_chars for r in backend.calls] == [41, 37]  # 41 × 0.92
+    assert [r.max_chars for r in backend.calls] == [None, 41]  # no tighter request needed
 
 
 def test_cue_by_cue_is_the_last_resort() -> None:

@@ -66,7 +66,11 @@ def test_dialogue_turns_share_the_budget_left_by_dashes_and_joining_spaces() -> 
     budget = result.segments[0].budget
     assert budget is not None and (budget.chars, budget.markup_chars) == (30, 4)
     asked = [(r.text, r.max_chars) for r in backend.calls]
-    assert asked == [("Yes, I know.", 12), ("No, you do not.", 16)]
+    # the unconstrained turns first; together they overflow the cue: both fitted again
+    assert asked == [("Yes, I know.", None), ("No, you do not.", None)] + [
+        ("Yes, I know.", 12),
+        ("No, you do not.", 16),
+    ]
     lines = result.document.segments[0].text.split("\n")
     assert len(lines) == 2 and all(line.startswith("- ") for line in lines)
 

@@ -174,6 +174,12 @@ def test_policy_never_asks_for_more_than_the_budget(pairs: list[tuple[int, int]]
         assert r.chars == min(max(p, 1), b)
     source = LengthPolicy().requests(["x"] * len(pairs), budgets)
     assert [r.chars for r in source] == budgets and {r.source for r in source} == {"budget"}
+    # slot mode: the unconstrained translation's length, capped by the budget
+    natural = [max(p, 0) for p in proposals]
+    slot = LengthPolicy().requests(["x"] * len(pairs), budgets, natural)
+    for r, b, n in zip(slot, budgets, natural, strict=True):
+        assert r.chars == min(max(n, 1), b)
+        assert r.source == ("budget" if n > b else "unconstrained")
 
 
 def test_policy_checks() -> None:
@@ -380,7 +386,7 @@ def test_missing_extra_says_what_to_install(
     code = run(["translate", str(src), "--model", str(model_dir), "--length-policy", "predicted"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "pip install 'fitsub[length]'" in err
+    assert "pip install fitsub" in err and "transformers" in err
 
 
 def test_oracle_is_refused_in_translate(

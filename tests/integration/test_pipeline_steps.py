@@ -18,13 +18,20 @@ SRT = (
     "2\n00:00:03,000 --> 00:00:05,000\nthe train had already left.\n\n"
     "3\n00:00:06,000 --> 00:00:08,000\n- Hi.\n- Hello.\n"
 )
-OPTS = TranslateOptions(lang="it", limits=limits_for("it"))
+OPTS = TranslateOptions(lang="it", limits=limits_for("it"), ratio=1.0)  # isometric mode
+SLOT_OPTS = TranslateOptions(lang="it", limits=limits_for("it"))  # no ratio: the cue's slot
 
 
 def test_plan_groups_a_sentence_across_cues_and_splits_a_dialogue_into_turns() -> None:
     doc = parse_document(SRT, "srt")
     planned = plan(doc, OPTS)
     assert [p.budget.chars for p in planned if p.budget] == [31, 27, 10]
+    assert {p.budget.mode for p in planned if p.budget} == {"isometric"}
+    # slot mode: no ratio, the budget is the slot (17 cps × 2 s; the dialogue's dashes count)
+    slot = [p.budget for p in plan(doc, SLOT_OPTS) if p.budget]
+    assert [(b.chars, b.binding, b.mode) for b in slot] == [(34, "speed", "slot")] * 2 + [
+        (30, "speed", "slot")
+    ]
     groups = sentence_groups(planned, doc)
     assert groups == [[0, 1], [2]]
     units = units_of(planned, groups, doc, OPTS)
@@ -39,10 +46,11 @@ def test_the_runner_batches_requests_and_counts_progress() -> None:
     unit = make_unit("the home", 20, (0,), (20,), 0, None)
     runner = Runner(backend, batch_size=2, progress=lambda done, total: seen.append((done, total)))
     runner.total = 6
-    fitted, free = runner.fitted_and_free([unit] * 3, None, compare=True)
-    assert len(fitted) == 3 and free is not None and len(free) == 3
+    free = runner.free([unit] * 3)
+    fitted = runner.translate([unit.request(unit.budget)] * 3)
+    assert len(fitted) == 3 and len(free) == 3
     assert seen == [(2, 6), (3, 6), (5, 6), (6, 6)]
-    assert backend.calls[0].max_chars == 20 and backend.calls[3].max_chars is None
+    assert backend.calls[0].max_chars is None and backend.calls[3].max_chars == 20
 
 
 def test_a_translation_is_shared_in_proportion_to_the_cues_budgets() -> None:

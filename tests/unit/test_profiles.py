@@ -60,10 +60,10 @@ def test_profile_sets_the_budget_and_flags_win(
     assert data["profile"] == "bbc" and data["limits"]["cpl"] == 37
     assert data["segments"][0]["budget"]["speed_limit"] == 30  # 15 cps x 2 s
     assert data["summary"]["tight_gaps"] == []  # the BBC sets no minimum gap
-    data = _budget_json(["--profile", "netflix-en"], capsys)
+    data = _budget_json(["--profile", "netflix-en", "--lang", "en"], capsys)
     assert data["segments"][0]["budget"]["speed_limit"] == 40  # 20 cps x 2 s
     assert data["summary"]["tight_gaps"] == ["2"]  # 40 ms < 2 frames
-    data = _budget_json(["--profile", "netflix-en", "--cps", "10"], capsys)
+    data = _budget_json(["--profile", "netflix-en", "--lang", "EN", "--cps", "10"], capsys)
     assert data["segments"][0]["budget"]["speed_limit"] == 20  # the flag wins
     data = _budget_json(["--profile", "dubbing"], capsys)
     assert data["ratio"] == 1.1 and data["segments"][0]["budget"]["speed_limit"] is None

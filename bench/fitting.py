@@ -1,0 +1,253 @@
+"""Does fitting ever make a good line worse? (issue 27: slot and isometric modes measured).
+
+For each subtitle file and each mode this runs `fitsub translate` from a source tree (so the
+current release and a branch are measured the same way, each with its own PYTHONPATH), reads
+its JSON report and scores it:
+
+* `changed_fitting`: of the sentences (sentence groups) whose unconstrained translation fitted
+  the budget (every cue's share of it within that cue's budget), those whose fitted output
+  differs from it; `changed_good`: the same over the sentences whose unconstrained translation
+  also fits the cues' lines (42 × 2) and carries no quality flag, the issue's "fits in whole
+  words and carries no flag" (target 0; judged with this checkout's `fitsub.flags` and
+  `fitsub.reflow` for every tree);
+* `retranslated`: the share of segments the model was asked again under a length constraint
+  (the current release asks for every segment; report field `refitted`);
+* BLEU / chrF (sacrebleu) of the fitted and of the unconstrained output against a human
+  reference;
+* `fits`: the share of segments whose fitted output is within its budget.
+
+Modes: `slot` runs `--profile netflix-LANG` alone (the budget that counts is the cue's slot:
+min(layout, speed), read from the report's limits); `iso` adds `--ratio 1.0` (the budget is the
+report's own). The current release has no modes: its `--profile` run is measured against both.
+
+The MuST-C file is built at run time from the first N lines of a dev set (never committed):
+each sentence is cut at word boundaries into cues of at most 80 characters, each on screen
+len/14 s (clamped to 1-7 s), 200 ms between the cues of a sentence, 600 ms between sentences.
+
+    python bench/fitting.py --tree /tmp/base --name release --out /tmp/fit
+    python bench/fitting.py --tree . --name branch --out /tmp/fit --table
+
+Uses one thread (`--threads 1`); a run of 300 MuST-C lines takes a few minutes on a shared core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+DATA = Path("/work/shared/data")
+CPS_SOURCE = 14.0  # English speech shown at about 14 characters a second
+MAX_CUE = 80
+
+
+def _ms(t: int) -> str:
+    h, rest = divmod(t, 3_600_000)
+    m, rest = divmod(rest, 60_000)
+    s, ms = divmod(rest, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
+
+
+def chunks(sentence: str, limit: int = MAX_CUE) -> list[str]:
+    """`sentence` cut at word boundaries into the fewest near-equal parts of <= limit chars."""
+    words = sentence.split()
+    n = max(1, -(-len(sentence) // limit))
+    while True:
+        target = len(sentence) / n
+        parts: list[list[str]] = [[]]
+        for w in words:
+            cur = " ".join(parts[-1])
+            if parts[-1] and len(cur) + 1 + len(w) > target + 8 and len(parts) < n:
+                parts.append([])
+            parts[-1].append(w)
+        texts = [" ".join(p) for p in parts if p]
+        if all(len(t) <= limit for t in texts) or n > len(words):
+            return texts
+        n += 1
+
+
+def make_srt(src: Path, ref: Path, lines: int, out: Path) -> tuple[Path, list[str], list[int]]:
+    """An SRT of the first `lines` sentences, the references, and each cue's sentence."""
+    sources = src.read_text(encoding="utf-8").splitlines()[:lines]
+    refs = ref.read_text(encoding="utf-8").splitlines()[:lines]
+    blocks: list[str] = []
+    owner: list[int] = []
+    t = 1000
+    for k, sentence in enumerate(sources):
+        for part in chunks(sentence.strip()):
+            dur = int(1000 * min(7.0, max(1.0, len(part) / CPS_SOURCE)))
+            blocks.append(f"{len(blocks) + 1}\n{_ms(t)} --> {_ms(t + dur)}\n{part}\n")
+            owner.append(k)
+            t += dur + 200
+        t += 400
+    out.write_text("\n".join(blocks), encoding="utf-8")
+    return out, refs, owner
+
+
+def srt_texts(path: Path) -> list[str]:
+    """The text of each cue of a (well-formed) SRT file, lines joined by spaces."""
+    blocks = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").strip().split("\n\n")
+    return [" ".join(b.split("\n")[2:]) for b in blocks]
+
+
+def run_tree(
+    tree: Path, srt: Path, lang: str, iso: bool, out: Path, policy: str | None = None
+) -> dict[str, Any]:
+    """`fitsub translate` from `tree` on `srt` (`policy`: its --length-policy); its report."""
+    report = out.with_suffix(".json")
+    cmd = [
+        sys.executable, "-m", "fitsub", "translate", str(srt), "--lang", lang,
+        "--profile", f"netflix-{lang}", "--threads", "1", "-q", "-o", str(out),
+        "--report", str(report), "--model", str(tree / "models" / f"en-{lang}"),
+    ]  # fmt: skip
+    if iso:
+        cmd += ["--ratio", "1.0"]
+    if policy is not None:
+        cmd += ["--length-policy", policy]
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "FITSUB_CONFIG": ""}
+    subprocess.run(cmd, check=True, env=env, cwd=tree)
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def slot_of(budget: dict[str, Any]) -> int:
+    """The cue's slot: the tighter of its layout and speed limits."""
+    limits = [budget[k] for k in ("layout_limit", "speed_limit") if budget.get(k) is not None]
+    return min(limits) if limits else int(budget["chars"])
+
+
+def score(
+    report: dict[str, Any], refs: list[str], owner: list[int] | None, slot: bool, lang: str
+) -> dict[str, Any]:
+    """The figures of one run (module docstring)."""
+    import sacrebleu
+
+    segs = [s for s in report["segments"] if s["translated"]]
+    by_group: dict[int, list[dict[str, Any]]] = {}
+    for s in segs:
+        key = s["group"] if s["group"] >= 0 else -1 - s["index"]
+        by_group.setdefault(key, []).append(s)
+    from fitsub.flags import segment_flags
+    from fitsub.reflow import fits_layout, reflow
+
+    fitting = changed = good = changed_good = 0
+    for cues in by_group.values():
+        ok = all(
+            s["unconstrained_chars"] <= (slot_of(s["budget"]) if slot else s["budget"]["chars"])
+            for s in cues
+        )
+        if ok:
+            fitting += 1
+            fitted = " ".join(" ".join(s["fitted"].split()) for s in cues)
+            free = " ".join(" ".join(s["unconstrained"].split()) for s in cues)
+            changed += fitted != free
+            source = " ".join(s["source"] for s in cues)
+            clean = not segment_flags(source, free, free, None, True, ())
+            laid = all(
+                fits_layout(reflow(s["unconstrained"], 42, 2, lang), 42, 2)
+                for s in cues
+                if "\n" not in s["unconstrained"]
+            )
+            if clean and laid:
+                good += 1
+                changed_good += fitted != free
+    index = {s["index"]: s for s in segs}
+    n_cues = len(report["segments"])
+
+    def texts(field: str) -> list[str]:
+        per_cue = [" ".join(index[i][field].split()) if i in index else "" for i in range(n_cues)]
+        if owner is None:
+            return per_cue
+        joined = [""] * len(refs)
+        for i, k in enumerate(owner):
+            joined[k] = (joined[k] + " " + per_cue[i]).strip()
+        return joined
+
+    out: dict[str, Any] = {"segments": len(segs), "sentences": len(by_group)}
+    for field in ("fitted", "unconstrained"):
+        hyp = texts(field)
+        out[f"bleu_{field}"] = round(sacrebleu.corpus_bleu(hyp, [refs]).score, 2)
+        out[f"chrf_{field}"] = round(sacrebleu.corpus_chrf(hyp, [refs]).score, 2)
+    out["unconstrained_fitting"] = fitting
+    out["changed_fitting"] = changed
+    out["changed_fitting_share"] = round(changed / fitting, 4) if fitting else 0.0
+    out["fitting_good"] = good
+    out["changed_good"] = changed_good
+    out["changed_good_share"] = round(changed_good / good, 4) if good else 0.0
+    out["retranslated"] = round(sum(s.get("refitted", True) for s in segs) / len(segs), 4)
+    out["fits"] = round(
+        sum(
+            s["fitted_chars"] <= (slot_of(s["budget"]) if slot else s["budget"]["chars"])
+            for s in segs
+        )
+        / len(segs),
+        4,
+    )
+    out["flagged"] = sum(1 for s in segs if s["flags"])
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tree", type=Path, required=True, help="source tree to run")
+    parser.add_argument("--name", required=True, help="name of this run (release, branch)")
+    parser.add_argument("--out", type=Path, required=True, help="work folder (not committed)")
+    parser.add_argument("--lang", default="it")
+    parser.add_argument("--lines", type=int, default=300, help="MuST-C lines")
+    parser.add_argument("--files", default="film,mustc", help="film, mustc or both")
+    parser.add_argument("--modes", default="slot,iso")
+    parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
+    parser.add_argument("--table", action="store_true", help="print every run in --out")
+    parser.add_argument(
+        "--rescore", action="store_true", help="score the reports already in --out again"
+    )
+    parser.add_argument(
+        "--one-run",
+        action="store_true",
+        help="a tree without modes (the release): one --profile run scored in every mode",
+    )
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    here = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(here))  # scoring uses this checkout's fitsub.flags and fitsub.reflow
+    results_path = args.out / "results.json"
+    results: dict[str, Any] = json.loads(results_path.read_text()) if results_path.exists() else {}
+    tree = args.tree.resolve()
+    for name in args.files.split(","):
+        if name == "film":
+            srt = here / "samples" / "film.srt"
+            refs = srt_texts(here / "samples" / f"film.{args.lang}-ref.srt")
+            owner = None
+        else:
+            dev = DATA / f"en-{args.lang}" / "dev" / "mustc-tst-common-a"
+            srt, refs, owner_list = make_srt(
+                dev.with_suffix(".en"),
+                dev.with_suffix(f".{args.lang}"),
+                args.lines,
+                args.out / f"mustc.{args.lang}.srt",
+            )
+            owner = owner_list
+        report: dict[str, Any] | None = None
+        for mode in args.modes.split(","):
+            out = args.out / f"{args.name}.{name}.{args.lang}.{mode}.srt"
+            if report is None or not args.one_run:
+                iso = mode == "iso" and not args.one_run
+                if args.rescore:
+                    report = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+                else:
+                    report = run_tree(tree, srt, args.lang, iso, out, args.policy)
+            key = f"{args.name}/{name}/{args.lang}/{mode}"
+            results[key] = score(report, refs, owner, mode == "slot", args.lang)
+            print(key, json.dumps(results[key]), flush=True)
+            results_path.write_text(json.dumps(results, indent=2) + "\n")
+    if args.table:
+        for key, r in sorted(results.items()):
+            print(key, json.dumps(r))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""Fitting never makes a good line worse (issue 27): slot and isometric modes, the unconstrained
+translation kept when it fits, the natural length asked, fallbacks, groups that respect the
+picture, and an output that does not depend on the comparison."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from doubles import ToyBackend, toy_translate
+
+from fitsub.backend import Candidate, Request
+from fitsub.budget import limits_for
+from fitsub.document import Document
+from fitsub.formats import parse_document, read_document
+from fitsub.pipeline import TranslateOptions, translate_document
+from fitsub.pipeline import summarize_results as summarize
+from fitsub.units import char_length
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+
+
+class Scripted:
+    """Candidates per source (best first) for the unconstrained request, and others under a
+    budget: those within it, else the shortest flagged as not fitting (as the search does)."""
+
+    name = "scripted"
+
+    def __init__(
+        self, free: Mapping[str, Sequence[str]], fitted: Mapping[str, Sequence[str]] | None = None
+    ) -> None:
+        self.free = free
+        self.fitted = fitted or {}
+        self.calls: list[Request] = []
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:
+            self.calls.append(req)
+            default = [toy_translate(req.text)]
+            if req.max_chars is None:
+                cands = list(self.free.get(req.text, default))
+                out.append([Candidate(c, -float(k)) for k, c in enumerate(cands[:n_best])])
+                continue
+            cands = list(self.fitted.get(req.text, self.free.get(req.text, default)))
+            within = [c for c in cands if char_length(c) <= req.max_chars]
+            if not within:
+                out.append([Candidate(min(cands, key=char_length), -99.0, fits=False)])
+                continue
+            out.append([Candidate(c, -float(k)) for k, c in enumerate(within[:n_best])])
+        return out
+
+
+def _srt(*cues: tuple[int, int, str]) -> Document:
+    blocks = [
+        f"{k}\n00:00:{a // 1000:02d},{a % 1000:03d} --> 00:00:{b // 1000:02d},{b % 1000:03d}\n{t}\n"
+        for k, (a, b, t) in enumerate(cues, start=1)
+    ]
+    return parse_document("\n".join(blocks), "srt")
+
+
+SLOT = TranslateOptions(lang="it", limits=limits_for("it"))  # netflix-it figures, no ratio
+BLADE = "This blade has a dark past."
+BLADE_IT = "Questa lama ha un passato oscuro."  # 33 characters: over 27 (ratio 1.0), in the slot
+
+
+def test_a_translation_that_fits_its_slot_is_the_output_byte_for_byte() -> None:
+    doc = _srt((0, 3000, BLADE))  # slot: min(84, 17 cps × 3 s = 51)
+    backend = Scripted({BLADE: [BLADE_IT]})
+    result = translate_document(doc, backend, SLOT)
+    (seg,) = result.segments
+    assert seg.budget is not None and (seg.budget.mode, seg.budget.chars) == ("slot", 51)
+    assert seg.budget.ratio_limit is None and seg.budget.binding == "speed"
+    assert result.document.segments[0].text == BLADE_IT and not seg.refitted
+    assert [r.max_chars for r in backend.calls] == [None]  # never asked again
+    assert seg.flags == () and summarize(result.segments).refitted == 0
+
+
+def test_isometric_mode_asks_for_ratio_times_source() -> None:
+    doc = _srt((0, 3000, BLADE))
+    backend = Scripted({BLADE: [BLADE_IT]}, {BLADE: [BLADE_IT, "Questa lama ha un passato."]})
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), ratio=1.0)
+    result = translate_document(doc, backend, opts)
+    (seg,) = result.segments
+    assert seg.budget is not None and (seg.budget.mode, seg.budget.chars) == ("isometric", 27)
+    assert [(r.max_chars, r.target_chars) for r in backend.calls] == [(None, None), (27, 27)]
+    assert seg.fitted == "Questa lama ha un passato." and seg.refitted
+
+
+def test_a_line_fitted_again_asks_for_its_natural_length_never_the_whole_slot() -> None:
+    # the unconstrained translation fits the 51-character slot but changes a number
+    # (a quality flag): it is fitted again, asking for its own 24 characters, not for 51
+    src = "I have 3 dragons."
+    free = "Ho quattro draghi, sai."
+    doc = _srt((0, 3000, src))
+    backend = Scripted({src: [free]}, {src: ["Ho 3 draghi."]})
+    result = translate_document(doc, backend, SLOT)
+    fitted = [r for r in backend.calls if r.max_chars is not None]
+    assert [(r.max_chars, r.target_chars) for r in fitted] == [(51, char_length(free))]
+    assert result.segments[0].fitted == "Ho 3 draghi." and result.segments[0].refitted
+    assert result.segments[0].requested is not None
+    assert result.segments[0].requested.source == "unconstrained"
+
+
+def test_a_fitting_candidate_always_wins_and_the_fallback_is_the_shortest() -> None:
+    src = "We have to leave before the storm reaches the harbour."
+    doc = _srt((0, 2000, src))  # slot 34 (17 cps × 2 s)
+    long_free = "Dobbiamo partire prima che la tempesta raggiunga il porto."  # 58
+    short_free = "Partiamo prima della tempesta."  # 30: fits
+    no_fit = "Dobbiamo andare via prima che arrivi la tempesta."  # 49: the search's best
+    backend = Scripted({src: [long_free, short_free]}, {src: [no_fit]})
+    seg = translate_document(doc, backend, SLOT).segments[0]
+    assert seg.fitted == short_free and seg.fits and seg.model_fits
+    # nothing fits: the shortest of every candidate is shown, flagged
+    backend = Scripted({src: [long_free]}, {src: [no_fit]})
+    seg = translate_document(doc, backend, SLOT).segments[0]
+    assert seg.fitted == no_fit and not seg.fits and not seg.model_fits
+    assert "over-budget" in [f.name for f in seg.flags]
+
+
+def test_no_compare_only_hides_the_comparison() -> None:
+    doc = read_document(SAMPLES / "film.srt")
+    for ratio in (None, 1.0):
+        shown = translate_document(
+            doc, ToyBackend(), TranslateOptions(lang="it", limits=limits_for("it"), ratio=ratio)
+        )
+        hidden = translate_document(
+            doc,
+            ToyBackend(),
+            TranslateOptions(lang="it", limits=limits_for("it"), ratio=ratio, compare=False),
+        )
+        assert [s.text for s in shown.document.segments] == [
+            s.text for s in hidden.document.segments
+        ]
+        assert [r.flags for r in shown.segments] == [r.flags for r in hidden.segments]
+        assert any(r.flags for r in shown.segments) or ratio is None
+        assert all(r.unconstrained is None for r in hidden.segments)
+        assert any(r.unconstrained is not None for r in shown.segments)
+
+
+def test_a_positioned_caption_never_shares_words_with_dialogue() -> None:
+    # the issue's talk: "{\an8}Roof of the City Library, 2019" lost "2019" to the next cue
+    doc = _srt(
+        (0, 3000, "{\\an8}Roof of the City Library, 2019"),
+        (3100, 4000, "We also worked"),
+        (4100, 6000, "with the schools."),
+        (6100, 8000, "<i>I never told her</i>"),
+        (8100, 10000, "that the school was closing"),
+        (10100, 12000, "CITY LIBRARY"),
+        (12100, 14000, "because it was late."),
+    )
+    backend = ToyBackend()
+    result = translate_document(doc, backend, SLOT)
+    groups = [r.group for r in result.segments]
+    assert len({groups[0], groups[1]}) == 2  # the caption is a group of its own
+    assert groups[1] == groups[2]  # dialogue across cues is still one sentence
+    assert len({groups[3], groups[4], groups[5], groups[6]}) == 4
+    caption = " ".join(result.document.segments[0].text.split())  # reflowed over two lines
+    assert caption == "{\\an8}" + toy_translate("Roof of the City Library, 2019")
+    assert "2019" not in result.document.segments[1].text
+    assert not any("2019 We" in r.text for r in backend.calls)
+
+
+def test_a_vtt_cue_placed_elsewhere_stays_apart() -> None:
+    vtt = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:03.000 line:10% position:20%\nRoof of the library\n\n"
+        "00:00:03.100 --> 00:00:05.000\nwas where we met.\n"
+    )
+    doc = parse_document(vtt, "vtt")
+    result = translate_document(doc, ToyBackend(), SLOT)
+    assert result.segments[0].group != result.segments[1].group
+    assert result.segments[0].fitted == toy_translate("Roof of the library")
