@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.cli.console import say
 from fitsub.cli.models import open_model, with_policy
 from fitsub.pipeline import TranslateOptions
 
@@ -45,4 +46,7 @@ class Run:
         backend = open_model(
             self.model, self.src_lang, self.lang, self.device, self.beam, self.threads
         )
+        note = getattr(backend, "lexicon_note", None)  # no lexicon: said once per run
+        if isinstance(note, str) and not self.quiet:
+            say(f"note: {note}")
         return opts, backend
