@@ -14,6 +14,9 @@ hypothesis whose unfinished word is `w` (read back from its pieces, `partial`):
 * a piece that ends the word (or EOS) is allowed only if `w` is empty or a word;
 * a piece that starts a new word is allowed only if its `inner` words are words and its `tail`
   begins one: a fixed mask per model, widened per source by the source's words (`for_sources`);
+* a piece of spaces alone (a bare `▁`, which SentencePiece writes before a word it spells from
+  letters) must be followed by text: not by more space or the end (a hypothesis of bare spaces
+  would otherwise "keep to the lexicon" with no word at all);
 * a continuation piece is allowed only if `w + head` begins a word (or, when it holds a
   non-letter, is one).
 The first two are (rows, V) tensor masks. For the third, `following(w)` lists the continuation
@@ -113,6 +116,11 @@ class LexiconMask:
         self.ends = torch.tensor(ends, dtype=torch.bool)  # (V,) end it, then start afresh
         self.ends_or_eos = self.ends.clone()
         self.ends_or_eos[eos_id] = True
+        # a piece of spaces alone ("▁") must be followed by text, never by more space or the end
+        self.blank = [bool(p) and not p.strip() for p in pieces]
+        spaced = torch.tensor([bool(p) and p[0].isspace() for p in pieces], dtype=torch.bool)
+        spaced[eos_id] = True
+        self.spaced_or_eos = spaced
         self.banned = torch.tensor([not t for t in text_piece], dtype=torch.bool)
         self.banned[eos_id] = False
         self.fresh = torch.tensor(
@@ -236,8 +244,10 @@ class LexiconMask:
         closed = ~torch.tensor(ok, dtype=torch.bool, device=dev)  # (n,) unfinished non-word
         idx = torch.tensor(list(row_source), dtype=torch.long, device=dev)
         bad_fresh = self.ends.to(dev)[None, :] & ~rows.fresh[idx]  # (n, V)
+        blank = torch.tensor([bool(h) and self.blank[h[-1]] for h in histories], device=dev)
         logp.masked_fill_(
             closed[:, None] & self.ends_or_eos.to(dev)[None, :]
+            | blank[:, None] & self.spaced_or_eos.to(dev)[None, :]
             | bad_fresh
             | self.banned.to(dev)[None, :],
             NEG_INF,

@@ -242,7 +242,10 @@ def beam_search(
             fits = budget is None or 0 < chs[row] <= budget
             key = rerank_key(scs[row], chs[row], targets[b], length_weight)
             hyps.append(Hypothesis(ids, scs[row], chs[row], fits, key))
-        fitting = sorted((h for h in hyps if h.fits), key=lambda h: -h.rank)
+        # with the lexicon an empty output is no translation either (its only way to "keep" to it)
+        fitting = sorted(
+            (h for h in hyps if h.fits and (lexicon is None or h.chars > 0)), key=lambda h: -h.rank
+        )
         bound = budget_t is not None or floor_t is not None or words is not None
         if not fitting and (bound or lexicon is not None):
             misses.append(b)

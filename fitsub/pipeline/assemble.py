@@ -22,8 +22,8 @@ from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.reflow import reflow
-from fitsub.unknown_word import unknown_word_flag
 from fitsub.units import char_length
+from fitsub.unknown_word import unknown_word_flag
 
 
 @dataclass(frozen=True)
