@@ -53,7 +53,9 @@ def test_fitted_words_keep_to_the_lexicon_and_the_source(tmp_path: Path) -> None
         for c in cands:
             if unknown_words(c.text, [text], kept.lexicon):  # only the flagged fallback
                 assert [x.text for x in cands] == [x.text for x in plain]
-    assert any(not unknown_words(c[0].text, [t], kept.lexicon) for t, c in zip(texts, outs))
+    assert any(
+        not unknown_words(c[0].text, [t], kept.lexicon) for t, c in zip(texts, outs, strict=True)
+    )
 
 
 def test_nothing_satisfies_the_lexicon_the_segment_is_flagged_unknown_word(
