@@ -63,6 +63,7 @@ def main() -> None:
                     model, device="cpu", beam=args.beam, batch_size=16, threads=args.threads,
                     lexicon=choice,
                 )  # fmt: skip
+                backends[key].lexicon_scope = frozenset({"fitted", "unconstrained"})
         lexicon = backends[(lang, "auto")].lexicon
         if lexicon is None:
             raise SystemExit(f"{model}: no lexicon to measure against")

@@ -41,6 +41,7 @@ from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.lexicon import Lexicon
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
+from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
@@ -133,6 +134,7 @@ class HFBackend:
             )
         elif str(lexicon) == "auto":
             self.lexicon_note = f"{model}: no lexicon: words are not checked against a lexicon"
+        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE  # as fitsub's own backend
         self.lexicon_mask = (
             None
             if self.lexicon is None
@@ -198,12 +200,18 @@ class HFBackend:
                 out[i] = [Candidate("", 0.0, True)]
             else:
                 todo.append(self._job(i, req))
-        todo.sort(key=lambda j: j.n_ids)  # batching by length
+        scoped = [in_scope(r, self.lexicon_scope) for r in requests]
+        todo.sort(key=lambda j: (scoped[j.index], j.n_ids))  # batching by length
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]
-            reqs = [requests[j.index] for j in chunk]
-            for j, cands in zip(chunk, self._constrained(chunk, reqs, n_best), strict=True):
-                out[j.index] = cands
+            on = [scoped[j.index] for j in chunk]
+            cut = on.index(True) if True in on else len(on)
+            for part, lex in ((chunk[:cut], False), (chunk[cut:], True)):
+                reqs = [requests[j.index] for j in part]
+                if not part:
+                    continue
+                for j, cands in zip(part, self._constrained(part, reqs, n_best, lex), strict=True):
+                    out[j.index] = cands
         return out
 
     def _constrained(

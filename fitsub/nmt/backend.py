@@ -38,9 +38,10 @@ from fitsub.nmt.search import beam_search
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
-# which requests keep to the lexicon: fitted ones (a length asked or a budget) and unconstrained
-# ones; both, as dev chrF does not drop on either (docs/results/lexicon.md)
-LEXICON_SCOPE: frozenset[str] = frozenset({"fitted", "unconstrained"})
+# which requests keep to the lexicon: fitted ones (a length asked or a budget); unconstrained
+# ones are left free, as dev chrF drops a little there (it -0.5 / -0.3, de -0.02;
+# docs/results/lexicon.md). `NMTBackend.lexicon_scope` can add "unconstrained".
+LEXICON_SCOPE: frozenset[str] = frozenset({"fitted"})
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, README "Speed"), but dynamic int8 quantises activations per batch, so a
 # segment's translation would depend on the segments batched with it (the backend promises the
@@ -104,6 +105,13 @@ def base_language(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
+def in_scope(req: Request, scope: frozenset[str]) -> bool:
+    """Whether `req` is of a kind the lexicon applies to: "fitted" (a length or a budget asked)
+    or "unconstrained"."""
+    fitted = req.target_chars is not None or req.max_chars is not None
+    return ("fitted" if fitted else "unconstrained") in scope
+
+
 class NMTBackend:
     """Length-controlled translation with a trained checkpoint (CPU or CUDA)."""
 
@@ -152,7 +160,7 @@ class NMTBackend:
             if self.lexicon is None
             else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
         )
-        self.lexicon_scope = LEXICON_SCOPE
+        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
@@ -219,10 +227,7 @@ class NMTBackend:
 
     def _keeps_lexicon(self, req: Request) -> bool:
         """Whether this request's search keeps to the lexicon (`LEXICON_SCOPE`)."""
-        if self.lexicon_mask is None:
-            return False
-        fitted = req.target_chars is not None or req.max_chars is not None
-        return ("fitted" if fitted else "unconstrained") in self.lexicon_scope
+        return self.lexicon_mask is not None and in_scope(req, self.lexicon_scope)
 
     def _run(
         self,
