@@ -39,9 +39,9 @@ from fitsub.hf.encoding import PE_METHODS, attach
 from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.lexicon import Lexicon
+from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
