@@ -117,8 +117,8 @@ class LexiconMask:
         self.ends_or_eos = self.ends.clone()
         self.ends_or_eos[eos_id] = True
         # a piece of spaces alone ("▁") must be followed by text, never by more space or the end
-        self.blank = [bool(p) and not p.strip() for p in pieces]
-        spaced = torch.tensor([bool(p) and p[0].isspace() for p in pieces], dtype=torch.bool)
+        self.blank = [p is not None and p != "" and not p.strip() for p in pieces]
+        spaced = torch.tensor([p is not None and p[:1].isspace() for p in pieces], dtype=torch.bool)
         spaced[eos_id] = True
         self.spaced_or_eos = spaced
         self.banned = torch.tensor([not t for t in text_piece], dtype=torch.bool)
