@@ -41,6 +41,7 @@ UNTRANSLATED = "untranslated"
 DROPPED_CONTENT = "dropped-content"
 OVER_BUDGET = "over-budget"
 REPEATED_TOKEN = "repeated-token"
+UNKNOWN_WORD = "unknown-word"  # a word outside the lexicon and the source (fitsub.unknown_word)
 FLAG_NAMES: tuple[str, ...] = (
     CUT_WORD,
     NUMBER_CHANGED,
@@ -48,6 +49,7 @@ FLAG_NAMES: tuple[str, ...] = (
     DROPPED_CONTENT,
     OVER_BUDGET,
     REPEATED_TOKEN,
+    UNKNOWN_WORD,
 )
 
 DROP_RATIO = 0.6  # fitted below 60 % of the unconstrained characters ...

@@ -52,6 +52,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer "
         "state.",
     ),
+    "lexicon": (
+        "fitsub.cli.lexicon:lexicon_cmd",
+        "Build MODEL's lexicon: the words of its training target text, with counts (gzip text).",
+    ),
     "translate": (
         "fitsub.cli.translate:translate_cmd",
         "Translate subtitles or slides so that each segment fits its budget, and compare.",

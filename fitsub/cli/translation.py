@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.cli.console import say
 from fitsub.cli.models import open_model, with_policy
 from fitsub.pipeline import TranslateOptions
 
@@ -54,4 +55,7 @@ class Run:
             beam=self.beam,
             threads=self.threads,
         )
+        note = getattr(backend, "lexicon_note", None)  # no lexicon: said once per run
+        if isinstance(note, str) and not self.quiet:
+            say(f"note: {note}")
         return opts, backend

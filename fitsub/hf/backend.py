@@ -34,11 +34,15 @@ import torch
 from fitsub.backend import Candidate, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table
+from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table, piece_texts
 from fitsub.hf.encoding import PE_METHODS, attach
 from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
+from fitsub.lexicon import Lexicon
+from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
+from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
+from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
@@ -52,6 +56,7 @@ class _Job:
     n_ids: int
     units: int | None  # length for LDPE / LRPE, in pieces
     rerank: int | None
+    source: str = ""  # the request's text: the words the output may copy
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class HFBackend:
         batch_size: int = 32,
         threads: int | None = None,
         precision: str = "auto",
+        lexicon: str | Path = "auto",
     ) -> None:
         if beam < 1 or batch_size < 1:
             raise InputError(None, "beam and batch size must be at least 1")
@@ -118,6 +124,22 @@ class HFBackend:
         self._known: frozenset[str] | None = None
         max_pos = getattr(config, "max_position_embeddings", None) or 512
         self.max_positions = int(max_pos)
+        # never invent a word: a `lexicon.txt.gz` beside the model, a file, or "off"; a hub id
+        # or a directory without one has none (said once: `lexicon_note`)
+        self.lexicon: Lexicon | None = None
+        self.lexicon_note: str | None = None
+        if local or str(lexicon) not in ("auto", "off"):
+            self.lexicon, self.lexicon_note = load_lexicon(
+                Path(model), lexicon, (lang.strip().lower().replace("_", "-").split("-")[0],)
+            )
+        elif str(lexicon) == "auto":
+            self.lexicon_note = f"{model}: no lexicon: words are not checked against a lexicon"
+        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE  # as fitsub's own backend
+        self.lexicon_mask = (
+            None
+            if self.lexicon is None
+            else LexiconMask(piece_texts(tok, table), int(eos), self.lexicon)
+        )
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (word-start pieces of letters), for the
@@ -167,7 +189,7 @@ class HFBackend:
         rerank = target
         if req.bounds_without_spaces and target is not None:
             rerank = chars_to_no_space(target, req.text)
-        return _Job(i, text, len(ids), units, rerank)
+        return _Job(i, text, len(ids), units, rerank, req.text)
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """n-best candidates per request, best first, in input order."""
@@ -178,30 +200,45 @@ class HFBackend:
                 out[i] = [Candidate("", 0.0, True)]
             else:
                 todo.append(self._job(i, req))
-        todo.sort(key=lambda j: j.n_ids)  # batching by length
+        scoped = [in_scope(r, self.lexicon_scope) for r in requests]
+        todo.sort(key=lambda j: (scoped[j.index], j.n_ids))  # batching by length
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]
-            reqs = [requests[j.index] for j in chunk]
-            for j, cands in zip(chunk, self._constrained(chunk, reqs, n_best), strict=True):
-                out[j.index] = cands
+            on = [scoped[j.index] for j in chunk]
+            cut = on.index(True) if True in on else len(on)
+            for part, lex in ((chunk[:cut], False), (chunk[cut:], True)):
+                reqs = [requests[j.index] for j in part]
+                if not part:
+                    continue
+                for j, cands in zip(part, self._constrained(part, reqs, n_best, lex), strict=True):
+                    out[j.index] = cands
         return out
 
     def _constrained(
-        self, jobs: list[_Job], reqs: list[Request], n_best: int
+        self, jobs: list[_Job], reqs: list[Request], n_best: int, lexicon: bool = True
     ) -> list[list[Candidate]]:
-        """Search with the budgets; the fallbacks of `fitsub.nmt.search.beam_search`."""
+        """Search with the budgets; the fallbacks of `fitsub.nmt.search.beam_search` (a job
+        nothing keeps to the lexicon for is searched again without it)."""
+        lex = self.lexicon_mask if lexicon else None
         budgets = [r.max_chars for r in reqs]
         floors = [r.min_chars for r in reqs]
         bare = [r.bounds_without_spaces for r in reqs]
         k = max(self.beam, n_best)
         results: list[list[Candidate]] = []
         misses: list[int] = []
-        found = self._generate(jobs, budgets, floors, bare, k)
+        found = self._generate(jobs, budgets, floors, bare, k, lex)
         for b, hyps in enumerate(found):
             fitting = self._fitting(hyps, budgets[b], jobs[b].rerank)
             if not fitting:
                 misses.append(b)
             results.append(fitting[:n_best])
+        if misses and lex is not None:  # nothing within the bounds keeps to the lexicon
+            sub = self._constrained(
+                [jobs[b] for b in misses], [reqs[b] for b in misses], n_best, False
+            )
+            for b, cands in zip(misses, sub, strict=True):
+                results[b] = cands
+            return results
         if misses and any(f is not None for f in floors):  # keep the upper bound alone
             again = self._generate(
                 [jobs[b] for b in misses],
@@ -209,6 +246,7 @@ class HFBackend:
                 None,
                 [bare[b] for b in misses],
                 k,
+                lex,
             )
             still = []
             for b, hyps in zip(misses, again, strict=True):
@@ -217,11 +255,18 @@ class HFBackend:
                     still.append(b)
             misses = still
         if misses:  # nothing fits: the shortest unconstrained candidates, flagged
-            again = self._generate([jobs[b] for b in misses], None, None, None, k)
+            again = self._generate([jobs[b] for b in misses], None, None, None, k, lex)
             for b, hyps in zip(misses, again, strict=True):
                 usable = [h for h in hyps if h.ok]
                 short = sorted(usable, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
                 results[b] = [Candidate(h.text, h.score, False) for h in short]
+        lost = [b for b in range(len(jobs)) if not results[b]]
+        if lost and lex is not None:  # nothing keeps to the lexicon: the best without it
+            sub = [jobs[b] for b in lost]
+            for b, cands in zip(
+                lost, self._constrained(sub, [reqs[b] for b in lost], n_best, False), strict=True
+            ):
+                results[b] = cands
         return results
 
     def _fitting(self, hyps: list[_Hyp], budget: int | None, target: int | None) -> list[Candidate]:
@@ -237,6 +282,7 @@ class HFBackend:
         floors: Sequence[int | None] | None,
         bare: Sequence[bool] | None,
         k: int,
+        lexicon: LexiconMask | None = None,
     ) -> list[list[_Hyp]]:
         """`k` beams and `k` returned hypotheses per job (fewer when `generate` returns fewer)."""
         from transformers import LogitsProcessorList
@@ -251,7 +297,12 @@ class HFBackend:
         lows = list(floors) if floors is not None else [None] * n
         rows_bare = list(bare) if bare is not None else [False] * n
         # always on: without budgets it still keeps special and language tokens out of the text
-        proc = BudgetProcessor(self.table, limits, lows, rows_bare, k, prefix, 1 + max_new)
+        lex = (
+            None
+            if lexicon is None
+            else (lexicon, lexicon.for_sources([j.source for j in jobs], self.device))
+        )
+        proc = BudgetProcessor(self.table, limits, lows, rows_bare, k, prefix, 1 + max_new, lex)
         if self.positions is not None:
             lens = [-1 if j.units is None else j.units for j in jobs]
             self.positions.lengths = torch.tensor(lens, device=self.device).repeat_interleave(k)

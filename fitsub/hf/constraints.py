@@ -35,6 +35,9 @@ When no hypothesis of a segment survives within its budget the backend returns t
 candidate of the unconstrained search flagged `fits=False` (see `fitsub.hf.backend`), as
 `fitsub.nmt.search` does.
 
+Never invent a word (issue 28; `fitsub.nmt.lexicon_mask`, the rule fitsub's own search keeps):
+with a `lexicon` every word of the output is a word of the lexicon or of the row's source.
+
 In beam search `generate` passes log-probabilities; in greedy search (one beam) raw logits:
 masking with -inf means the same in both. Greedy rows never change places, so a killed greedy
 row is recorded in `dead` and then only allowed to end (the backend discards it).
@@ -51,6 +54,7 @@ import torch
 from torch import Tensor
 
 from fitsub.nmt.bounds import NEG_INF, WORD_MARGIN  # the rule of fitsub.nmt.search's bounds
+from fitsub.nmt.lexicon_mask import LexiconMask, Rows
 from fitsub.units import SPACE_MARK, piece_chars, piece_leading_space
 
 # language tokens of the families fitsub knows: >>ita<< (Marian), __it__ (M2M-100),
@@ -149,6 +153,25 @@ def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
     )
 
 
+def piece_texts(tokenizer: Any, table: PieceTable) -> list[str | None]:
+    """Per token id the text it adds (the word-boundary mark read as a space), None for special
+    tokens and byte-fallback pieces (whose text the lexicon cannot see): `LexiconMask`'s input."""
+    V = table.chars.numel()
+    pieces: list[str | None] = []
+    for i in range(V):
+        try:
+            tok = tokenizer.convert_ids_to_tokens(i)
+        except (IndexError, KeyError, ValueError, TypeError, OverflowError):
+            tok = None
+        pieces.append(tok if isinstance(tok, str) else None)
+    mark = _marker(pieces)
+    byte = re.compile(r"<0x[0-9A-Fa-f]{2}>")
+    return [
+        None if p is None or bool(table.special[i]) or byte.fullmatch(p) else p.replace(mark, " ")
+        for i, p in enumerate(pieces)
+    ]
+
+
 def _prefixes(pieces: Sequence[str | None], special: Sequence[bool], pad: int) -> Tensor:
     """(V, P) proper-prefix piece ids per piece, padded with `pad` (a never-generated id)."""
     ids = {p: i for i, p in enumerate(pieces) if p is not None and not special[i]}
@@ -180,8 +203,10 @@ class BudgetProcessor:
         num_beams: int = 1,
         prefix_len: int = 1,
         max_len: int | None = None,
+        lexicon: tuple[LexiconMask, Rows] | None = None,
     ) -> None:
         n = len(max_chars)
+        self.lexicon = lexicon  # (the mask, the batch's sources): module docstring
         big = 1 << 30
         self.table = table
         self.limit = torch.tensor([big if b is None else b for b in max_chars], dtype=torch.long)
@@ -239,6 +264,9 @@ class BudgetProcessor:
             blocked = out.gather(1, best[:, None])[:, 0].eq(NEG_INF)
             pre = t.prefixes[best].masked_fill(~blocked[:, None], t.prefix_pad)  # (rows, P)
             out = out.scatter(1, pre, NEG_INF)  # the pad id is special: -inf already
+        if self.lexicon is not None:  # never invent a word
+            mask, rows = self.lexicon
+            out = mask.restrict(out, gen.tolist(), seg.tolist(), rows)
         if self.num_beams == 1:  # greedy rows keep their places: a dead row may only end
             self.dead = self.dead.to(dev) | torch.isinf(out).all(1)
             if bool(self.dead.any()):

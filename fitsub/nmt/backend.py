@@ -28,15 +28,21 @@ import torch
 from fitsub.backend import Candidate, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
+from fitsub.lexicon import Lexicon
 from fitsub.nmt.bounds import word_table
-from fitsub.nmt.checkpoint import CONFIG, load_checkpoint
+from fitsub.nmt.checkpoint import CONFIG, load_checkpoint, load_lexicon
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.lengths import length_class
+from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import beam_search
 from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
+# which requests keep to the lexicon: fitted ones (a length asked or a budget); unconstrained
+# ones are left free, as dev chrF drops a little there (it -0.5 / -0.3, de -0.02;
+# docs/results/lexicon.md). `NMTBackend.lexicon_scope` can add "unconstrained".
+LEXICON_SCOPE: frozenset[str] = frozenset({"fitted"})
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
 # segment's translation would depend on the segments batched with it (the backend promises the
@@ -100,6 +106,13 @@ def base_language(lang: str) -> str:
     return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
+def in_scope(req: Request, scope: frozenset[str]) -> bool:
+    """Whether `req` is of a kind the lexicon applies to: "fitted" (a length or a budget asked)
+    or "unconstrained"."""
+    fitted = req.target_chars is not None or req.max_chars is not None
+    return ("fitted" if fitted else "unconstrained") in scope
+
+
 class NMTBackend:
     """Length-controlled translation with a trained checkpoint (CPU or CUDA)."""
 
@@ -113,6 +126,7 @@ class NMTBackend:
         threads: int | None = None,
         int8: bool | None = None,
         lang: str | None = None,
+        lexicon: str | Path = "auto",
     ) -> None:
         if beam < 1 or batch_size < 1:
             raise InputError(None, "beam and batch size must be at least 1")
@@ -138,6 +152,16 @@ class NMTBackend:
         # whole words only: the pieces that continue a word (`fitsub.nmt.search`)
         self.words = word_table(self.tokenizer)
         self._known: frozenset[str] | None = None
+        # never invent a word (fitsub.nmt.lexicon_mask): the checkpoint's lexicon.txt.gz, a
+        # file, or "off"; `lexicon_note` says which (or why none), for the CLI to say once
+        self.lexicon: Lexicon | None
+        self.lexicon, self.lexicon_note = load_lexicon(model_dir, lexicon, tuple(self.cfg.targets))
+        self.lexicon_mask = (
+            None
+            if self.lexicon is None
+            else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
+        )
+        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
@@ -187,10 +211,36 @@ class NMTBackend:
                 out[i] = [Candidate("", 0.0, True)]
             else:
                 todo.append((i, *self._prepare(req)))
-        todo.sort(key=lambda r: len(r[1]))
+        todo.sort(key=lambda r: (self._keeps_lexicon(requests[r[0]]), len(r[1])))
         for start in range(0, len(todo), self.batch_size):
             rebalance_threads()  # the cores free now, unless --threads chose (fitsub.threads)
             chunk = todo[start : start + self.batch_size]
+            on = [self._keeps_lexicon(requests[r[0]]) for r in chunk]
+            if any(on) and not all(on):  # a chunk keeps to the lexicon or does not, as a whole
+                cut = on.index(True)
+                out_a = self._run(requests, chunk[:cut], n_best, False)
+                out_b = self._run(requests, chunk[cut:], n_best, True)
+                for r, cands in zip(chunk, out_a + out_b, strict=True):
+                    out[r[0]] = cands
+                continue
+            for r, cands in zip(chunk, self._run(requests, chunk, n_best, all(on)), strict=True):
+                out[r[0]] = cands
+        return out
+
+    def _keeps_lexicon(self, req: Request) -> bool:
+        """Whether this request's search keeps to the lexicon (`LEXICON_SCOPE`)."""
+        return self.lexicon_mask is not None and in_scope(req, self.lexicon_scope)
+
+    def _run(
+        self,
+        requests: Sequence[Request],
+        chunk: Sequence[tuple[int, list[int], int, int | None]],
+        n_best: int,
+        keep_lexicon: bool,
+    ) -> list[list[Candidate]]:
+        """One batch of prepared requests through beam search; candidates per row."""
+        out: list[list[Candidate]] = []
+        if chunk:
             S = max(len(r[1]) for r in chunk)
             src = torch.full((len(chunk), S), self.cfg.pad_id, dtype=torch.long)
             for row, r in enumerate(chunk):
@@ -212,7 +262,9 @@ class NMTBackend:
                 min_chars=[requests[r[0]].min_chars for r in chunk],
                 no_space=[requests[r[0]].bounds_without_spaces for r in chunk],
                 words=self.words,
+                lexicon=self.lexicon_mask if keep_lexicon else None,
+                sources=[requests[r[0]].text for r in chunk],
             )
-            for r, hs in zip(chunk, hyps, strict=True):
-                out[r[0]] = [Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs]
+            for hs in hyps:
+                out.append([Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs])
         return out

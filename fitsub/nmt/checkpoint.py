@@ -1,5 +1,8 @@
 """Self-describing checkpoint directories: `config.json` + `model.safetensors` + `spm.model`.
 
+A shipped model also holds `lexicon.txt.gz` (`fitsub.lexicon`: the target words of its training
+text, which its search keeps to; `load_lexicon`), copied by `export_checkpoint`.
+
 Layout (see docs/development.md): `config.json` holds {"fitsub_version", "format", "model":
 ModelConfig.to_dict(), "train": {...}, "weights_dtype", "extra_tensors": [...]}; weights are
 safetensors (never pickled, never `torch.load`); the tokenizer is the SentencePiece model.
@@ -28,6 +31,7 @@ from torch import Tensor, nn
 
 from fitsub import __version__
 from fitsub.errors import InputError
+from fitsub.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
 from fitsub.nmt.tokenizer import Tokenizer
@@ -281,7 +285,35 @@ def export_checkpoint(
     out = save_checkpoint(
         dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False, int8=int8
     )
-    log = Path(src) / "train_log.jsonl"
-    if log.is_file():
-        shutil.copy2(log, out / "train_log.jsonl")
+    for name in ("train_log.jsonl", LEXICON_FILE):
+        f = Path(src) / name
+        if f.is_file():
+            if name == LEXICON_FILE:
+                read_lexicon(f)  # a corrupt lexicon is not shipped
+            shutil.copy2(f, out / name)
     return out
+
+
+def load_lexicon(
+    model_dir: str | Path, choice: str | Path = "auto", languages: tuple[str, ...] = ()
+) -> tuple[Lexicon | None, str | None]:
+    """(the lexicon a model's search keeps to, a note to say once when it has none).
+
+    `choice`: "auto" (the checkpoint's `lexicon.txt.gz`; none: the constraint is off, and the
+    note says so), "off", or a lexicon file. A corrupt or foreign file, or a lexicon of another
+    language than `languages` (the model's targets), is an InputError.
+    """
+    if str(choice) == "off":
+        return None, None
+    path = Path(model_dir) / LEXICON_FILE if str(choice) == "auto" else Path(choice)
+    if str(choice) == "auto" and not path.is_file():
+        return None, (
+            f"{model_dir}: no {LEXICON_FILE} (a checkpoint from before lexicons): words are not "
+            f"checked against a lexicon; `fitsub lexicon` builds one"
+        )
+    lexicon = read_lexicon(path)
+    if languages and lexicon.language and lexicon.language not in languages:
+        raise InputError(
+            path, f"a lexicon of {lexicon.language!r}, but the model writes {', '.join(languages)}"
+        )
+    return lexicon, None

@@ -26,6 +26,7 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.nmt.bounds import NEG_INF, Bounds, WordTable, step_scores
+from fitsub.nmt.lexicon_mask import LexiconMask, Rows
 from fitsub.nmt.model import Transformer, unwrap
 
 
@@ -58,6 +59,7 @@ def _search(
     floor: Tensor | None = None,
     no_space: Tensor | None = None,
     words: WordTable | None = None,
+    lexicon: tuple[LexiconMask, Rows] | None = None,
 ) -> tuple[Tensor, Tensor, Tensor, int]:
     """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps.
 
@@ -109,6 +111,9 @@ def _search(
         logp, add = step_scores(
             model, h, tokens[live, t], chars[live], t, max_len, b, live, base, cont, prefixes
         )
+        if lexicon is not None:  # never invent a word (fitsub.nmt.lexicon_mask): K per row
+            lexicon[0].restrict(logp, tokens[live, 1 : t + 1].tolist(), (live // K).tolist(),
+                                lexicon[1])  # fmt: skip
         # the candidates of the sources still searching, in the fixed slot layout (B'K, V)
         slots = (srcs[:, None] * K + torch.arange(K, device=dev)).view(-1)  # (B'K,)
         pos = torch.full((B * K,), -1, dtype=torch.long, device=dev)
@@ -174,6 +179,8 @@ def beam_search(
     min_chars: Sequence[int | None] | None = None,
     no_space: Sequence[bool] | None = None,
     words: WordTable | None = None,
+    lexicon: LexiconMask | None = None,
+    sources: Sequence[str] | None = None,
 ) -> list[list[Hypothesis]]:
     """Translate a padded batch `src` (B, S) of source ids; `n_best` hypotheses per row, best first.
 
@@ -182,7 +189,11 @@ def beam_search(
     in characters that re-ranking prefers; `min_chars` a lower bound per row (None: none);
     `no_space` rows count all three, and the returned `chars`, without spaces; `words`
     (`word_table(tokenizer)`) turns on the whole-words rule (None: off, for callers without
-    the tokenizer's pieces).
+    the tokenizer's pieces); `lexicon` (`LexiconMask`) lets every word of the output be only a
+    word of the lexicon or of the row's source text (`sources`, B texts; None: off). A row no
+    hypothesis of which keeps to both the lexicon and the bounds is searched again without the
+    lexicon, bounds and fallbacks as they are (the caller flags the word,
+    `fitsub.lexicon.unknown_words`): the budget is the harder promise.
     The caller sorts sources by length (see backend).
     """
     if beam < 1 or n_best < 1 or max_len < 1:
@@ -205,13 +216,17 @@ def beam_search(
     bare = list(no_space) if no_space is not None else [False] * B
     bare_t = torch.tensor(bare, dtype=torch.bool) if any(bare) else None
     k = max(beam, n_best)
-    if words is not None and (
-        words.continues.shape != (net.cfg.vocab_size,)
-        or words.prefixes.size(0) != net.cfg.vocab_size
-    ):
-        raise ValueError(f"the word table must have vocab_size={net.cfg.vocab_size} rows")
+    V = net.cfg.vocab_size
+    if words is not None and (words.continues.shape != (V,) or words.prefixes.size(0) != V):
+        raise ValueError(f"the word table must have vocab_size={V} rows")
+    lex = None
+    if lexicon is not None:
+        if lexicon.vocab_size != V:
+            raise ValueError(f"the lexicon mask must have vocab_size={V} rows")
+        texts = list(sources) if sources is not None else [""] * B
+        lex = (lexicon, lexicon.for_sources(texts, src.device))
     tokens, scores, chars, _ = _search(
-        net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t, words
+        net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t, words, lex
     )
     toks, scs, chs = tokens[:, 1:].tolist(), scores.tolist(), chars.tolist()
     results: list[list[Hypothesis]] = []
@@ -227,47 +242,47 @@ def beam_search(
             fits = budget is None or 0 < chs[row] <= budget
             key = rerank_key(scs[row], chs[row], targets[b], length_weight)
             hyps.append(Hypothesis(ids, scs[row], chs[row], fits, key))
-        fitting = sorted((h for h in hyps if h.fits), key=lambda h: -h.rank)
-        if not fitting and (budget_t is not None or floor_t is not None or words is not None):
+        # with the lexicon an empty output is no translation either (its only way to "keep" to it)
+        fitting = sorted(
+            (h for h in hyps if h.fits and (lexicon is None or h.chars > 0)), key=lambda h: -h.rank
+        )
+        bound = budget_t is not None or floor_t is not None or words is not None
+        if not fitting and (bound or lexicon is not None):
             misses.append(b)
         results.append(fitting[:n_best])
-    if misses and floor_t is not None:  # both bounds were impossible: keep the upper one alone
-        sub_len = None if tgt_len is None else tgt_len[misses]
-        sub_budget = [budgets[b] for b in misses]
-        sub_target = [targets[b] for b in misses]
-        sub_bare = [bare[b] for b in misses]
-        again = beam_search(
-            net,
-            src[misses],
-            sub_len,
-            sub_budget,
-            beam,
-            max_len,
-            length_weight,
-            n_best,
-            sub_target,
-            no_space=sub_bare,
-            words=words,
-        )
-        for b, hyps in zip(misses, again, strict=True):
+
+    def again(rows: list[int], **change: object) -> list[list[Hypothesis]]:
+        """The rows `rows` searched again with the arguments in `change` replaced."""
+        args: dict[str, object] = {
+            "tgt_len": None if tgt_len is None else tgt_len[rows],
+            "max_chars": [budgets[b] for b in rows],
+            "beam": beam,
+            "max_len": max_len,
+            "length_weight": length_weight,
+            "n_best": n_best,
+            "target_chars": [targets[b] for b in rows],
+            "min_chars": [floors[b] for b in rows],
+            "no_space": [bare[b] for b in rows],
+            "words": words,
+            "lexicon": lexicon,
+            "sources": None if sources is None else [sources[b] for b in rows],
+        }
+        args.update(change)
+        return beam_search(net, src[rows], **args)  # type: ignore[arg-type]
+
+    if misses and lexicon is not None:  # nothing within the bounds keeps to the lexicon:
+        for b, hyps in zip(misses, again(misses, lexicon=None), strict=True):  # the best without
             results[b] = hyps
         return results
-    if misses and budget_t is None:  # unbounded, and every hypothesis was cut at the forced end
-        sub_len = None if tgt_len is None else tgt_len[misses]
-        again = beam_search(
-            net, src[misses], sub_len, None, beam, max_len, length_weight, n_best,
-            [targets[b] for b in misses], None, [bare[b] for b in misses],
-        )  # fmt: skip
-        for b, hyps in zip(misses, again, strict=True):
+    if misses and floor_t is not None:  # both bounds were impossible: keep the upper one alone
+        for b, hyps in zip(misses, again(misses, min_chars=None), strict=True):
+            results[b] = hyps
+    elif misses and budget_t is None:  # unbounded, and every hypothesis was cut at the forced end
+        for b, hyps in zip(misses, again(misses, words=None), strict=True):
             results[b] = hyps
     elif misses:
-        sub_len = None if tgt_len is None else tgt_len[misses]
-        sub_bare = [bare[b] for b in misses]
-        again = beam_search(
-            net, src[misses], sub_len, None, beam, max_len, length_weight, k, None, None, sub_bare,
-            words,
-        )  # fmt: skip
-        for b, hyps in zip(misses, again, strict=True):
+        wide = again(misses, max_chars=None, n_best=k, target_chars=None, min_chars=None)
+        for b, hyps in zip(misses, wide, strict=True):
             short = sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
             results[b] = [Hypothesis(h.ids, h.score, h.chars, False, h.rank) for h in short]
     return results

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from fitsub.backend import TranslationBackend
 from fitsub.document import Document
+from fitsub.lexicon import lexicon_of
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.run import (
@@ -104,4 +105,4 @@ def translate_document(
     pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)
     fitter = per_cue(later, pending, planned, opts, fitter, got)
     # assemble: the output document and each segment's result
-    return assemble(doc, planned, got, opts, fitter.known)
+    return assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend))

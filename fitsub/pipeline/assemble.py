@@ -17,11 +17,13 @@ from fitsub.document import Document
 from fitsub.flags import Flag, segment_flags, words
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
+from fitsub.lexicon import Lexicon
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.reflow import reflow
 from fitsub.units import char_length
+from fitsub.unknown_word import unknown_word_flag
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,7 @@ def assemble(
     got: CueTexts,
     opts: TranslateOptions,
     known: Collection[str],
+    lexicon: Lexicon | None = None,
 ) -> TranslationResult:
     """The output document, each segment's result (flagged) and the warnings."""
     results: list[SegmentResult] = []
@@ -161,20 +164,28 @@ def assemble(
         line_start = doc.format == "markdown" and opens_line(doc.gaps[i] if doc.gaps else "")
         new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
         results.append(_result(i, p, prot, got))
-    flagged = flag_segments(results, known)
+    terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
+    flagged = flag_segments(results, known, lexicon, terms)
     if not opts.compare:  # the comparison hidden: the output and its flags stay the same
         flagged = [dataclasses.replace(r, unconstrained=None) for r in flagged]
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
 
 
 def flag_segments(
-    results: Sequence[SegmentResult], known: Collection[str] = ()
+    results: Sequence[SegmentResult],
+    known: Collection[str] = (),
+    lexicon: Lexicon | None = None,
+    terms: Collection[str] = (),
 ) -> list[SegmentResult]:
     """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
 
     The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
-    word of the document's unconstrained translations.
+    word of the document's unconstrained translations. With the model's `lexicon`, a fitted
+    word outside it, the sentence's sources and the glossary `terms` is `unknown-word`.
     """
+    sources: dict[int, list[str]] = {}
+    for r in results:
+        sources.setdefault(r.group, []).append(r.source)
     vocab = set(known)
     for r in results:
         if r.unconstrained is not None:
@@ -187,5 +198,9 @@ def flag_segments(
         flags = segment_flags(
             r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab
         )
+        if lexicon is not None:
+            own = [r.source] if r.group < 0 else sources[r.group]
+            unknown = unknown_word_flag(r.fitted, own, lexicon, terms)
+            flags += [unknown] if unknown is not None else []
         out.append(dataclasses.replace(r, flags=tuple(flags)))
     return out
