@@ -34,6 +34,15 @@ def _asked(r: SegmentResult) -> Text:
     return Text(f"{q.chars} {short}", style="dim" if q.source == "budget" else "")
 
 
+def _quality(q: float | None) -> Text:
+    """The estimated quality (`fitsub.quality`), red under the low-quality threshold."""
+    if q is None:
+        return Text("")
+    from fitsub.quality import load_model
+
+    return Text(f"{q:.2f}", style="red" if q < load_model().threshold else "")
+
+
 def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") -> Table:
     """Per segment: budget, binding limit, unconstrained length, fitted length, fits or not."""
     # User text (paths, ids, cue text such as "[/x]") goes in as `Text`, never through rich's
@@ -50,6 +59,7 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
         ("fits", "center"),
         ("fitted", "right"),
         ("fits", "center"),
+        ("quality", "right"),
         ("flags", "left"),
         ("fitted text", "left"),
     ]:
@@ -83,6 +93,7 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
             _mark(r.unconstrained_fits),
             str(r.fitted_chars),
             _mark(r.fits),
+            _quality(r.quality),
             Text(", ".join(f.name for f in r.flags), style="yellow"),
             Text(r.fitted),
         )
@@ -137,6 +148,7 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "fitted_chars": r.fitted_chars,
         "fits": r.fits,
         "model_fits": r.model_fits,
+        "quality": None if r.quality is None else round(r.quality, 4),
         "flags": [f.to_dict() for f in r.flags],
         "group": r.group,
         "group_path": r.group_path,
@@ -211,7 +223,7 @@ def budget_summary_table(summary: BudgetSummary) -> Table:
 
 COMPARISON_HEADER = (
     "index", "id", "source_chars", "budget", "asked", "limit", "unconstrained_chars",
-    "unconstrained_fits", "fitted_chars", "fits", "flags", "fitted",
+    "unconstrained_fits", "fitted_chars", "fits", "quality", "flags", "fitted",
 )  # fmt: skip
 
 
@@ -244,6 +256,7 @@ def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
                 _yes_no(r.unconstrained_fits),
                 str(r.fitted_chars),
                 _yes_no(r.fits),
+                "" if r.quality is None else f"{r.quality:.2f}",
                 ",".join(f.name for f in r.flags),
                 r.fitted,
             ]

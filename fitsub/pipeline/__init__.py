@@ -32,6 +32,7 @@ from __future__ import annotations
 from fitsub.backend import TranslationBackend
 from fitsub.document import Document
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
+from fitsub.pipeline.estimate import with_quality
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.run import Progress, Runner, first_pass, known_words, per_cue, retranslate
 from fitsub.pipeline.share import (
@@ -95,4 +96,6 @@ def translate_document(
     pending = retranslate(later, pending, opts.min_ratio, known, fit, got)
     known = per_cue(later, pending, planned, opts, known, got)
     # assemble: the output document and each segment's result
-    return assemble(doc, planned, got, opts, known)
+    result = assemble(doc, planned, got, opts, known)
+    # quality estimation: a score per sentence, `low-quality` under the threshold
+    return with_quality(result, backend) if opts.quality else result

@@ -41,6 +41,7 @@ class SegmentResult:
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
     flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
     requested: Requested | None = None  # the length asked of the model and where it came from
+    quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality`); None: none
 
     @property
     def translated(self) -> bool:
@@ -159,12 +160,12 @@ def assemble(
         line_start = doc.format == "markdown" and opens_line(doc.gaps[i] if doc.gaps else "")
         new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
         results.append(_result(i, p, prot, got))
-    flagged = flag_segments(results, known)
+    flagged = flag_segments(results, known, opts.lang)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
 
 
 def flag_segments(
-    results: Sequence[SegmentResult], known: Collection[str] = ()
+    results: Sequence[SegmentResult], known: Collection[str] = (), lang: str | None = None
 ) -> list[SegmentResult]:
     """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
 
@@ -181,7 +182,8 @@ def flag_segments(
             out.append(r)
             continue
         flags = segment_flags(
-            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab
-        )
+            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab,
+            tgt_lang=lang,
+        )  # fmt: skip
         out.append(dataclasses.replace(r, flags=tuple(flags)))
     return out
