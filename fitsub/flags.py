@@ -112,7 +112,7 @@ def words(text: str) -> list[str]:
 
 
 def _clock(m: re.Match[str]) -> str:
-    """"3 pm" -> "15", "12 am" -> "0", "10:30 am" -> "10:30" (a 24-hour time)."""
+    """ "3 pm" -> "15", "12 am" -> "0", "10:30 am" -> "10:30" (a 24-hour time)."""
     hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
     return f"{hour}:{m.group(2)}" if m.group(2) and m.group(2) != "00" else str(hour)
 
@@ -122,7 +122,9 @@ def numbers(text: str, lang: str | None = None) -> list[str]:
     order (12-hour times as 24-hour, whole hours without ":00"), then, with `lang`, the numbers
     written as words (`fitsub.numwords`)."""
     text = _WHOLE_HOUR.sub(r"\1", _TIME.sub(_clock, text))
-    digits = [str(int(re.sub(r"\D", "", m))) if m.strip("0") else "0" for m in _NUMBER.findall(text)]
+    digits = [
+        str(int(re.sub(r"\D", "", m))) if m.strip("0") else "0" for m in _NUMBER.findall(text)
+    ]
     return digits + (number_words(text, lang) if lang else [])
 
 

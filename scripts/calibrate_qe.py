@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -229,7 +228,6 @@ def prf(flagged: Any, wrong: Any) -> tuple[float, float, float]:
 
 def auc(score: Any, wrong: Any) -> float:
     """P(a wrong line scores higher than a right one) (ties count half)."""
-    import numpy as np
 
     pos, neg = score[wrong], score[~wrong]
     if not len(pos) or not len(neg):
@@ -274,6 +272,59 @@ def pick_threshold(q_by_lang: dict[str, Any]) -> float:
     return best
 
 
+def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Each flag's count and precision for the wrong label, before this issue (recorded at
+    decode time) and with today's `fitsub.flags` (recomputed on the cached texts)."""
+    from collections import Counter
+
+    from fitsub.flags import FLAG_NAMES, segment_flags, words
+    from fitsub.nmt.backend import NMTBackend
+
+    print("\nflags: lines flagged / precision for the wrong label (%), before -> after\n")
+    print("| lang | " + " | ".join(FLAG_NAMES[:-1]) + " | any |")
+    print("|---|" + "---|" * len(FLAG_NAMES))
+    for lang, rs in rows.items():
+        _, dec = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
+        known = set(NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu").known_words())
+        for d in dec:
+            known.update(words(d["unconstrained"] or ""))
+        before: Counter[str] = Counter()
+        after: Counter[str] = Counter()
+        hit_b: Counter[str] = Counter()
+        hit_a: Counter[str] = Counter()
+        for r, d in zip(rs, dec, strict=True):
+            wrong = r["chrf"] < WRONG_CHRF
+            new = segment_flags(d["source"], d["fitted"], d["unconstrained"], d["budget"],
+                                d["model_fits"], known, tgt_lang=lang)  # fmt: skip
+            for names, count, hit in ((set(d["old_flags"]), before, hit_b),
+                                      ({f.name for f in new}, after, hit_a)):  # fmt: skip
+                for n in names | ({"any"} if names else set()):
+                    count[n] += 1
+                    hit[n] += wrong
+        cells = []
+        for n in (*FLAG_NAMES[:-1], "any"):
+
+            def cell(c: Counter[str], h: Counter[str], n: str = n) -> str:
+                return f"{c[n]}" + (f" / {100 * h[n] / c[n]:.0f}" if c[n] else "")
+
+            cells.append(f"{cell(before, hit_b)} → {cell(after, hit_a)}")
+        print(f"| {lang} | " + " | ".join(cells) + " |")
+
+
+def speed(data: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
+    print(
+        "\nCPU seconds (one thread, shared core): decode (fitted + unconstrained, n-best 5) / "
+        "quality scoring / Monte-Carlo dropout (10 passes)\n"
+    )
+    for lang, (head, _) in data.items():
+        extra = head["score_cpu_s"] / head["cpu_s"]
+        drop = head.get("dropout_cpu_s", 0.0) if head.get("dropout_passes") else 0.0
+        print(
+            f"- {lang}: {head['cpu_s']:.0f} s / {head['score_cpu_s']:.1f} s (+{100 * extra:.0f} %)"
+            + (f" / {drop:.0f} s (+{100 * drop / head['cpu_s']:.0f} %)" if drop else "")
+        )
+
+
 def fit(write: bool, features: Sequence[str] | None) -> None:
     import numpy as np
 
@@ -286,8 +337,10 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
     threshold = pick_threshold(q_all)
     wrong = {lang: np.array([r["chrf"] < WRONG_CHRF for r in rs]) for lang, rs in rows.items()}
     print(f"label: sentence chrF < {WRONG_CHRF}; threshold {threshold:.3f} (pooled fit)\n")
-    print("| lang | lines | wrong % | (a) old flags R / P / flagged | (c) score R / P / flagged "
-          "| (c) held-out language R / P / flagged | AUC |")
+    print(
+        "| lang | lines | wrong % | (a) old flags R / P / flagged | (c) score R / P / flagged "
+        "| (c) held-out language R / P / flagged | AUC |"
+    )
     print("|---|---|---|---|---|---|---|")
     for lang, rs in rows.items():
         w = wrong[lang]
@@ -301,8 +354,10 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
         print(f"| {lang} | {len(rs)} | {100 * w.mean():.1f} | "
               f"{a[0]:.0f} / {a[1]:.0f} / {a[2]:.0f} | {c[0]:.0f} / {c[1]:.0f} / {c[2]:.0f} | "
               f"{h[0]:.0f} / {h[1]:.0f} / {h[2]:.0f} | {auc(-q_all[lang], w):.3f} |")  # fmt: skip
-    print("\n(b) each signal alone, flagging the same share of lines as the score does in each "
-          "language (recall / precision; AUC pooled)\n")
+    print(
+        "\n(b) each signal alone, flagging the same share of lines as the score does in each "
+        "language (recall / precision; AUC pooled)\n"
+    )
     print("| signal | " + " | ".join(rows) + " | AUC |")
     print("|---|" + "---|" * (len(rows) + 1))
     for name in ALONE:
@@ -324,6 +379,8 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
             allw.append(wrong[lang])
         total = auc(np.concatenate(allx), np.concatenate(allw)) if allx else float("nan")
         print(f"| {name} | " + " | ".join(cells) + f" | {total:.3f} |")
+    flag_precision(rows)
+    speed(data)
     print("\ncoefficients (P(wrong), standardised signals):")
     for f_, m_, s_, c_ in zip(feats, model["mean"], model["scale"], model["coef"], strict=True):
         print(f"  {f_:14s} mean {m_:8.3f} sd {s_:7.3f} coef {c_:+.3f}")

@@ -277,7 +277,9 @@ class NMTBackend:
                 out[r[0]] = OutputScore(out[r[0]].token_logprobs, out[r[0]].entropies, means)
         return out
 
-    def _dropout_means(self, row: tuple[list[int], int, list[int]], passes: int) -> tuple[float, ...]:
+    def _dropout_means(
+        self, row: tuple[list[int], int, list[int]], passes: int
+    ) -> tuple[float, ...]:
         """Mean token log-probability of one output under each of `passes` dropout passes."""
         with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
             torch.manual_seed(DROPOUT_SEED)

@@ -40,7 +40,9 @@ def test_a_short_but_whole_translation_is_not_dropped_content() -> None:
 
 def test_dropped_names_numbers_and_content_words_are_flagged() -> None:
     src = "These are dragon lands, Sintel."
-    detail = dropped_content(src, "Sono terre di draghi.", "Queste sono terre di draghi, Sintel.", 40)
+    detail = dropped_content(
+        src, "Sono terre di draghi.", "Queste sono terre di draghi, Sintel.", 40
+    )
     assert detail == "lost sintel"
     detail = dropped_content("I waited 20 minutes.", "Ho aspettato.", "Ho aspettato 20 minuti.", 30)
     assert detail is not None and "20" in detail
