@@ -43,7 +43,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from fitsub.numwords import number_words
+from fitsub.numwords import compound_values, number_words
 from fitsub.units import char_length
 
 CUT_WORD = "cut-word"
@@ -185,7 +185,9 @@ def number_changes(
     """(numbers of the source missing from the output, numbers the output adds); number words
     read in `src_lang` / `tgt_lang` when given."""
     src, out = Counter(numbers(source, src_lang)), Counter(numbers(output, tgt_lang))
-    return sorted((src - out).elements()), sorted((out - src).elements())
+    inside = compound_values(output, tgt_lang) if tgt_lang else set()
+    lost = [n for n in sorted((src - out).elements()) if n not in inside]
+    return lost, sorted((out - src).elements())
 
 
 def _names_only(source: str) -> bool:
@@ -266,11 +268,19 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if len(w) >= CONTENT_LETTERS]
 
 
+_OPENS = re.compile(r"[.!?:;…\"“”«»(\[—–-]\s*$")
+
+
 def _names(source: str) -> list[str]:
-    """Capitalised words of the source after its first word (a sentence's first word is
-    capitalised anyway), lower-cased."""
-    found = _WORD.findall(source)[1:]
-    return [w.lower() for w in found if w[:1].isupper() and len(w) > 1]
+    """Capitalised words of the source that do not open a sentence, a quotation or a
+    parenthesis (those are capitalised anyway), lower-cased."""
+    out = []
+    for m in _WORD.finditer(source):
+        before = source[: m.start()]
+        if m.group()[:1].isupper() and len(m.group()) > 1 and before.strip():
+            if not _OPENS.search(before):
+                out.append(m.group().lower())
+    return out
 
 
 def dropped_tokens(

@@ -58,6 +58,7 @@ _AMBIGUOUS = {
     "fr": {"un", "une", "neuf"},
     "es": {"uno", "un", "una"},
 }
+_PERCENT = re.compile(r"(?i)\b(?:per cento|pour cent|por ciento|per cent)\b")
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|\S")
 
 
@@ -114,6 +115,7 @@ def number_words(text: str, lang: str) -> list[str]:
     if lang not in UNITS:
         return []
     text = re.sub(r"(?i)quatre-vingt", "quatrevingt", text)
+    text = _PERCENT.sub(" ", text)
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     out: list[str] = []
     run: list[list[tuple[str, int]]] = []
@@ -151,3 +153,21 @@ def number_words(text: str, lang: str) -> list[str]:
         words.append(word)
     close()
     return out
+
+
+def compound_values(text: str, lang: str) -> set[str]:
+    """Values `number_words` does not read but a number may hide in: number words that begin a
+    longer word ("zweijährige", "duecentesimo") and the ambiguous words ("sei", "un")."""
+    lang = lang.strip().lower().replace("_", "-").split("-")[0]
+    if lang not in UNITS:
+        return set()
+    table = {**UNITS[lang], **SCALES[lang]}
+    found = set()
+    for word in _TOKEN.findall(text.lower()):
+        if word in _AMBIGUOUS[lang]:  # "sei altre": maybe six, so six is not missing
+            found.add(str(table[word]))
+        for n in range(len(word) - 1, 2, -1):
+            if word[:n] in table:
+                found.add(str(table[word[:n]]))
+                break
+    return found

@@ -55,3 +55,20 @@ def test_times_and_whole_hours() -> None:
     assert number_changes("We meet at 3 pm.", "Ci vediamo alle 15:00.") == ([], [])
     assert number_changes("It opens at 9:00.", "Apre alle 9.") == ([], [])
     assert number_changes("We meet at 3 pm.", "Ci vediamo alle 13.") == (["15"], ["13"])
+
+
+def test_a_number_inside_a_compound_or_an_ambiguous_word_is_not_missing() -> None:
+    src = "She tried to kill her two-year-old daughter."
+    assert number_changes(src, "Ha cercato di uccidere la figlia zweijährige.", "en", "de") == (
+        [],
+        [],
+    )
+    assert number_changes("Six other journalists.", "Sei altre giornaliste.", "en", "it") == (
+        [],
+        [],
+    )
+    assert number_changes("only 11 percent", "solo l'11 per cento", "en", "it") == ([], [])
+    assert number_changes("six million years ago", "vor sechs Jahren", "en", "de") == (
+        ["6000000"],
+        ["6"],
+    )
