@@ -23,8 +23,8 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
 a reference. A missing signal (no unconstrained translation, a backend that cannot score) takes
-its calibration mean (z = 0). A segment whose score is under `threshold` gets the flag
-`low-quality`. A backend without `score_outputs` gets no score at all (None), said once.
+its calibration mean (z = 0). A segment whose score is under the threshold of its target
+language (`thresholds`, else the shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no score at all (None), said once.
 """
 
 from __future__ import annotations
@@ -73,6 +73,13 @@ class QualityModel:
     dropout_passes: int = 10
     wrong_chrf: float = 30.0
     about: str = ""
+    thresholds: tuple[tuple[str, float], ...] = ()  # per target language, calibrated there
+
+    def threshold_for(self, lang: str | None) -> float:
+        """The flag threshold for target language `lang` (`de`, `de-AT`): its own when it was
+        calibrated, else the shared one."""
+        base = (lang or "").strip().lower().replace("_", "-").split("-")[0]
+        return dict(self.thresholds).get(base, self.threshold)
 
     def score(self, signals: Mapping[str, float | None]) -> float:
         """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
@@ -85,7 +92,7 @@ class QualityModel:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the `quality_model.json` layout)."""
-        return dataclasses.asdict(self)
+        return {**dataclasses.asdict(self), "thresholds": dict(self.thresholds)}
 
 
 def _sigmoid(z: float) -> float:
@@ -110,6 +117,9 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
             dropout_passes=int(data.get("dropout_passes", 0)),
             wrong_chrf=float(data.get("wrong_chrf", 30.0)),
             about=str(data.get("about", "")),
+            thresholds=tuple(
+                (str(k), float(v)) for k, v in dict(data.get("thresholds", {})).items()
+            ),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(Path(path), f"not a quality model ({err})") from None

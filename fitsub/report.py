@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary
+from fitsub.flags import LOW_QUALITY
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 
@@ -34,13 +35,12 @@ def _asked(r: SegmentResult) -> Text:
     return Text(f"{q.chars} {short}", style="dim" if q.source == "budget" else "")
 
 
-def _quality(q: float | None) -> Text:
-    """The estimated quality (`fitsub.quality`), red under the low-quality threshold."""
-    if q is None:
+def _quality(r: SegmentResult) -> Text:
+    """The estimated quality (`fitsub.quality`), red when flagged low-quality."""
+    if r.quality is None:
         return Text("")
-    from fitsub.quality import load_model
-
-    return Text(f"{q:.2f}", style="red" if q < load_model().threshold else "")
+    low = any(f.name == LOW_QUALITY for f in r.flags)
+    return Text(f"{r.quality:.2f}", style="red" if low else "")
 
 
 def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") -> Table:
@@ -93,7 +93,7 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
             _mark(r.unconstrained_fits),
             str(r.fitted_chars),
             _mark(r.fits),
-            _quality(r.quality),
+            _quality(r),
             Text(", ".join(f.name for f in r.flags), style="yellow"),
             Text(r.fitted),
         )

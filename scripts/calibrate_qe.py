@@ -335,13 +335,16 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
     model = fit_model(pooled, feats)
     q_all = {lang: quality_of(model, rs) for lang, rs in rows.items()}
     threshold = pick_threshold(q_all)
+    # each language's own threshold: the highest that flags at most MAX_FLAGGED of its lines
+    own = {lang: pick_threshold({lang: q}) for lang, q in q_all.items()}
     wrong = {lang: np.array([r["chrf"] < WRONG_CHRF for r in rs]) for lang, rs in rows.items()}
-    print(f"label: sentence chrF < {WRONG_CHRF}; threshold {threshold:.3f} (pooled fit)\n")
+    print(f"label: sentence chrF < {WRONG_CHRF}; shared threshold {threshold:.3f}\n")
     print(
-        "| lang | lines | wrong % | (a) old flags R / P / flagged | (c) score R / P / flagged "
+        "| lang | lines | wrong % | (a) old flags R / P / flagged | own threshold "
+        "| (c) score R / P / flagged | (c) shared threshold R / P / flagged "
         "| (c) held-out language R / P / flagged | AUC |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for lang, rs in rows.items():
         w = wrong[lang]
         old = np.array([bool(r["old_flags"]) for r in rs])
@@ -351,8 +354,10 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
         t_held = pick_threshold(q_train)
         qh = quality_of(held, rs)
         a, c, h = prf(old, w), prf(q_all[lang] < threshold, w), prf(qh < t_held, w)
+        o = prf(q_all[lang] < own[lang], w)
         print(f"| {lang} | {len(rs)} | {100 * w.mean():.1f} | "
-              f"{a[0]:.0f} / {a[1]:.0f} / {a[2]:.0f} | {c[0]:.0f} / {c[1]:.0f} / {c[2]:.0f} | "
+              f"{a[0]:.0f} / {a[1]:.0f} / {a[2]:.0f} | {own[lang]:.3f} | "
+              f"{o[0]:.0f} / {o[1]:.0f} / {o[2]:.0f} | {c[0]:.0f} / {c[1]:.0f} / {c[2]:.0f} | "
               f"{h[0]:.0f} / {h[1]:.0f} / {h[2]:.0f} | {auc(-q_all[lang], w):.3f} |")  # fmt: skip
     print(
         "\n(b) each signal alone, flagging the same share of lines as the score does in each "
@@ -371,7 +376,7 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
                 continue
             bad = x if name in HIGH_IS_WRONG else -x
             bad = np.where(np.isnan(bad), np.nanmedian(bad), bad)
-            share = float((q_all[lang] < threshold).mean())
+            share = float((q_all[lang] < own[lang]).mean())
             cut = np.quantile(bad, 1 - share) if share > 0 else np.inf
             r_, p_, _ = prf(bad >= cut, wrong[lang])
             cells.append(f"{r_:.0f} / {p_:.0f}")
@@ -394,7 +399,8 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
             "dev/mustc-tst-common-a and dev/ud-pud, shipped models), scripts/calibrate_qe.py"
         )
         out = {**model, "threshold": round(threshold, 3), "dropout_passes": 0,
-               "wrong_chrf": WRONG_CHRF, "about": about}  # fmt: skip
+               "wrong_chrf": WRONG_CHRF, "about": about,
+               "thresholds": {k: round(v, 3) for k, v in own.items()}}  # fmt: skip
         MODEL_FILE.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {MODEL_FILE}")
 

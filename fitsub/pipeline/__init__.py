@@ -98,4 +98,4 @@ def translate_document(
     # assemble: the output document and each segment's result
     result = assemble(doc, planned, got, opts, known)
     # quality estimation: a score per sentence, `low-quality` under the threshold
-    return with_quality(result, backend) if opts.quality else result
+    return with_quality(result, backend, lang=opts.lang) if opts.quality else result

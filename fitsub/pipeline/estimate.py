@@ -25,10 +25,15 @@ def _sentences(segments: list[SegmentResult]) -> dict[int, list[int]]:
 
 
 def with_quality(
-    result: TranslationResult, backend: TranslationBackend, model: QualityModel | None = None
+    result: TranslationResult,
+    backend: TranslationBackend,
+    model: QualityModel | None = None,
+    lang: str | None = None,
 ) -> TranslationResult:
-    """`result` with each translated segment's quality and `low-quality` flags."""
+    """`result` with each translated segment's quality and `low-quality` flags (`lang`: the
+    target language, whose threshold applies)."""
     model = model or load_model()
+    threshold = model.threshold_for(lang)
     segs = list(result.segments)
     groups = list(_sentences(segs).values())
     sentences = []
@@ -47,7 +52,7 @@ def with_quality(
     for g, q in zip(groups, scores, strict=True):
         for k in g:
             flags = segs[k].flags
-            if q < model.threshold:
-                flags = (*flags, low_quality_flag(q, model.threshold))
+            if q < threshold:
+                flags = (*flags, low_quality_flag(q, threshold))
             segs[k] = dataclasses.replace(segs[k], quality=q, flags=flags)
     return dataclasses.replace(result, segments=segs)

@@ -154,3 +154,17 @@ def test_dropout_passes_spread_and_do_not_depend_on_the_batch(nmt: NMTBackend) -
     assert not nmt.model.training  # back in evaluation mode
     again = nmt.translate(reqs[:1])[0][0].text
     assert again == nmt.translate(reqs[:1])[0][0].text
+
+
+def test_each_calibrated_language_has_its_own_threshold() -> None:
+    model = load_model()
+    assert {"it", "de", "fr", "es"} <= {lang for lang, _ in model.thresholds}
+    assert model.threshold_for("de-AT") == dict(model.thresholds)["de"]
+    assert model.threshold_for("pt") == model.threshold_for(None) == model.threshold
+    shared = QualityModel(("copied",), (0.5,), (0.25,), (4.0,), 0.0, 0.0, thresholds=(("it", 1.0),))
+    doc = parse_document(SRT, "srt")
+    res = translate_document(doc, ScoringToy(), _opts(quality=False))
+    flagged_it = with_quality(res, ScoringToy(), shared, lang="it")
+    flagged_de = with_quality(res, ScoringToy(), shared, lang="de")
+    assert all(LOW_QUALITY in [f.name for f in s.flags] for s in flagged_it.segments)
+    assert not any(LOW_QUALITY in [f.name for f in s.flags] for s in flagged_de.segments)
