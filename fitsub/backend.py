@@ -60,3 +60,31 @@ class TranslationBackend(Protocol):
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """Translate every request; return `n_best` (or fewer) candidates per request."""
         ...
+
+
+@dataclass(frozen=True)
+class OutputScore:
+    """How the model scores one fixed output under forced decoding (for `fitsub.quality`).
+
+    `token_logprobs`: log-probability of each output token, end of sentence included;
+    `entropies`: the entropy (nats) of the model's next-token distribution at each of those
+    steps; `dropout_means`: the mean token log-probability of the same output under each
+    Monte-Carlo dropout pass (empty when none was asked). Empty tuples: nothing to score.
+    """
+
+    token_logprobs: tuple[float, ...]
+    entropies: tuple[float, ...]
+    dropout_means: tuple[float, ...] = ()
+
+
+@runtime_checkable
+class ScoresOutputs(Protocol):
+    """A backend that can score a given output of a given request (forced decoding)."""
+
+    def score_outputs(
+        self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
+    ) -> list[OutputScore]:
+        """One `OutputScore` per (request, output) pair, in order; `dropout_passes` Monte-Carlo
+        dropout passes each (Gal & Ghahramani 2016; Fomicheva et al. 2020), seeded so that a
+        segment's score does not depend on the others."""
+        ...

@@ -12,13 +12,23 @@ heuristics tuned to miss little: a flag asks for a look, it does not prove an er
   the unconstrained output, e.g. "annoato" / "annoa" for "annoiato", "trasferi" for
   "trasferiti". Longer variants ("Romas" for "Roma") are not caught. Without `known`, an inflection that is also a prefix ("guarda" / "guardate") is
   flagged too.
-* `number-changed`: the numbers (digit runs; "1,000" and "1.000" both read 1000; "10:30" and
-  "10.30" both read 10 and 30) differ, as multisets, from the source's: "2019" -> "201919".
+* `number-changed`: the numbers differ, as multisets, from the source's: "2019" -> "201919",
+  "fifty thousand" -> "" . Digit runs ("1,000" and "1.000" both read 1000; "10:30" and "10.30"
+  both read 10 and 30; whole hours read without their ":00"; "3 pm" reads 15) and, given the
+  languages, numbers written as words (`fitsub.numwords`: "fifty thousand" = "cinquantamila"
+  = 50000).
 * `untranslated`: the output equals the source (case and punctuation aside), or at least 70 %
-  of its words (3 words or more) are copied from it. Sources made only of capitalised words of
-  two words or more (names, titles) are not flagged.
-* `dropped-content`: fitted / unconstrained characters below `DROP_RATIO` while the budget left
-  room (fitted below `ROOM_SHARE` of the budget); the detail names the ratio.
+  of its words (3 words or more) are copied from it; unless every copied word is one a
+  translation keeps: an interjection (`INTERJECTIONS`: "OK", "Hmm"), or, with the unconstrained
+  translation, a word it kept too in a line of at most `SHORT_LINE` words (a name, "Scales?",
+  or a borrowed word such as "Computer"). Sources made only of capitalised words of two words
+  or more (names, titles) are not flagged.
+* `dropped-content`: meaning-bearing tokens of the unconstrained translation are missing from
+  the fitted one: a number or a name (a capitalised word of the source that the unconstrained
+  translation kept); or fitted / unconstrained characters below `DROP_RATIO` while the budget
+  left room (fitted below `ROOM_SHARE` of the budget) and at least `DROP_WORDS` more content
+  words (`CONTENT_LETTERS` letters or more) in the unconstrained translation: "Danke." for
+  "Vielen Dank!" drops no meaning. The detail names what went missing.
 * `over-budget`: the fitted text is longer than its budget (only a flagged fallback can be).
 * `repeated-token`: a word or a two-word phrase repeated back to back, or a digit group doubled
   inside a number ("201919"), where the source has no such repetition.
@@ -33,6 +43,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from fitsub.numwords import compound_values, number_words
 from fitsub.units import char_length
 
 CUT_WORD = "cut-word"
@@ -42,6 +53,8 @@ DROPPED_CONTENT = "dropped-content"
 OVER_BUDGET = "over-budget"
 REPEATED_TOKEN = "repeated-token"
 UNKNOWN_WORD = "unknown-word"  # a word outside the lexicon and the source (fitsub.unknown_word)
+LOW_QUALITY = "low-quality"  # set by `fitsub.quality` (the estimated score), not here
+# one kind a line: the order of the report's counts and of a segment's flags
 FLAG_NAMES: tuple[str, ...] = (
     CUT_WORD,
     NUMBER_CHANGED,
@@ -50,15 +63,25 @@ FLAG_NAMES: tuple[str, ...] = (
     OVER_BUDGET,
     REPEATED_TOKEN,
     UNKNOWN_WORD,
+    LOW_QUALITY,
 )
 
 DROP_RATIO = 0.6  # fitted below 60 % of the unconstrained characters ...
 ROOM_SHARE = 0.8  # ... while using less than 80 % of the budget
 COPY_SHARE = 0.7  # share of output words copied from the source that reads as untranslated
+SHORT_LINE = 2  # a line this short kept as is by the unconstrained translation too: a name
+DROP_WORDS = 2  # content words the fitted text must lack for the length rule to flag a drop
+CONTENT_LETTERS = 4  # shortest content word (shorter ones: articles, prepositions, "Dank")
+INTERJECTIONS = frozenset(
+    "ok okay hey hi oh ah aah eh uh um hmm hm mm wow whoa yeah yay ouch oops ha haha shh psst "
+    "bravo ciao hallo hello bye".split()
+)
 STEM = 4  # letters a stem shares with its unconstrained word (see `mangled_of`)
 MIN_CUT = 3  # shortest word checked for a cut (shorter ones are articles, prepositions)
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+_WHOLE_HOUR = re.compile(r"\b(\d{1,2})[:.h]00\b")
 _NUMBER = re.compile(r"\d{1,3}(?:[.,\u00a0\u202f ]\d{3})+(?![\d])|\d+")
 _DOUBLED_DIGITS = re.compile(r"(\d{2,})\1")
 _CLAUSE = re.compile(r"[.,;:!?…¿¡()\[\]\"“”«»]+")
@@ -90,9 +113,21 @@ def words(text: str) -> list[str]:
     return [unicodedata.normalize("NFC", w).lower() for w in _WORD.findall(text)]
 
 
-def numbers(text: str) -> list[str]:
-    """The numbers of `text` as digit strings, thousands separators removed, in order."""
-    return [re.sub(r"\D", "", m) for m in _NUMBER.findall(text)]
+def _clock(m: re.Match[str]) -> str:
+    """ "3 pm" -> "15", "12 am" -> "0", "10:30 am" -> "10:30" (a 24-hour time)."""
+    hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+    return f"{hour}:{m.group(2)}" if m.group(2) and m.group(2) != "00" else str(hour)
+
+
+def numbers(text: str, lang: str | None = None) -> list[str]:
+    """The numbers of `text` as digit strings, thousands separators removed: the digit runs in
+    order (12-hour times as 24-hour, whole hours without ":00"), then, with `lang`, the numbers
+    written as words (`fitsub.numwords`)."""
+    text = _WHOLE_HOUR.sub(r"\1", _TIME.sub(_clock, text))
+    digits = [
+        str(int(re.sub(r"\D", "", m))) if m.strip("0") else "0" for m in _NUMBER.findall(text)
+    ]
+    return digits + (number_words(text, lang) if lang else [])
 
 
 def _is_subsequence(short: str, long: str) -> bool:
@@ -146,10 +181,15 @@ def cut_words(
     return out
 
 
-def number_changes(source: str, output: str) -> tuple[list[str], list[str]]:
-    """(numbers of the source missing from the output, numbers the output adds)."""
-    src, out = Counter(numbers(source)), Counter(numbers(output))
-    return sorted((src - out).elements()), sorted((out - src).elements())
+def number_changes(
+    source: str, output: str, src_lang: str | None = None, tgt_lang: str | None = None
+) -> tuple[list[str], list[str]]:
+    """(numbers of the source missing from the output, numbers the output adds); number words
+    read in `src_lang` / `tgt_lang` when given."""
+    src, out = Counter(numbers(source, src_lang)), Counter(numbers(output, tgt_lang))
+    inside = compound_values(output, tgt_lang) if tgt_lang else set()
+    lost = [n for n in sorted((src - out).elements()) if n not in inside]
+    return lost, sorted((out - src).elements())
 
 
 def _names_only(source: str) -> bool:
@@ -166,14 +206,23 @@ def copied_share(source: str, output: str) -> float:
     return sum(w in src for w in out) / len(out)
 
 
-def is_untranslated(source: str, output: str) -> bool:
+def kept_as_is(source: str, output: str, unconstrained: str | None) -> bool:
+    """Whether every word `output` copies from the source is one a translation keeps: an
+    interjection, or, in a line of at most `SHORT_LINE` words, a word the unconstrained
+    translation kept too (a name, a borrowed word)."""
+    src = set(words(source))
+    copied = [w for w in words(output) if w in src]
+    free = set(words(unconstrained or "")) if len(words(source)) <= SHORT_LINE else set()
+    return all(w in INTERJECTIONS or w in free for w in copied)
+
+
+def is_untranslated(source: str, output: str, unconstrained: str | None = None) -> bool:
     """Whether `output` is the source itself, or mostly copies it (see the module docstring)."""
     src, out = words(source), words(output)
     if not out or _names_only(source):
         return False
-    if out == src:
-        return True
-    return len(out) >= 3 and copied_share(source, output) >= COPY_SHARE
+    copied = out == src or (len(out) >= 3 and copied_share(source, output) >= COPY_SHARE)
+    return copied and not kept_as_is(source, output, unconstrained)
 
 
 def repetitions(source: str, output: str) -> list[str]:
@@ -215,6 +264,62 @@ def dropped_ratio(
     return None
 
 
+def content_words(text: str) -> list[str]:
+    """The words of `text` with at least `CONTENT_LETTERS` letters (articles, prepositions,
+    pronouns and most function words are shorter)."""
+    return [w for w in words(text) if len(w) >= CONTENT_LETTERS]
+
+
+_OPENS = re.compile(r"[.!?:;…\"“”«»(\[—–-]\s*$")
+
+
+def _names(source: str) -> list[str]:
+    """Capitalised words of the source that do not open a sentence, a quotation or a
+    parenthesis (those are capitalised anyway), lower-cased."""
+    out = []
+    for m in _WORD.finditer(source):
+        before = source[: m.start()]
+        if m.group()[:1].isupper() and len(m.group()) > 1 and before.strip():
+            if not _OPENS.search(before):
+                out.append(m.group().lower())
+    return out
+
+
+def dropped_tokens(
+    source: str, fitted: str, unconstrained: str | None, tgt_lang: str | None = None
+) -> list[str]:
+    """Numbers and names the unconstrained translation keeps and the fitted one lacks."""
+    if not unconstrained:
+        return []
+    free_words, fitted_words = set(words(unconstrained)), set(words(fitted))
+    lost = [n for n in _names(source) if n in free_words and n not in fitted_words]
+    free_n, fitted_n = Counter(numbers(unconstrained, tgt_lang)), Counter(numbers(fitted, tgt_lang))
+    src_n = Counter(numbers(source))
+    lost += sorted(((free_n & src_n) - fitted_n).elements())
+    return list(dict.fromkeys(lost))
+
+
+def dropped_content(
+    source: str,
+    fitted: str,
+    unconstrained: str | None,
+    budget_chars: int | None,
+    tgt_lang: str | None = None,
+) -> str | None:
+    """What the fitted text dropped (see the module docstring), or None."""
+    lost = dropped_tokens(source, fitted, unconstrained, tgt_lang)
+    if lost:
+        return "lost " + ", ".join(lost)
+    if unconstrained is None:
+        return None
+    n, free_n = char_length(fitted), char_length(unconstrained)
+    ratio = dropped_ratio(n, free_n, budget_chars)
+    missing = len(content_words(unconstrained)) - len(content_words(fitted))
+    if ratio is None or missing < DROP_WORDS:
+        return None
+    return f"{ratio:.2f} of unconstrained ({n}/{free_n}, budget {budget_chars})"
+
+
 def segment_flags(
     source: str,
     fitted: str,
@@ -222,30 +327,27 @@ def segment_flags(
     budget_chars: int | None,
     model_fits: bool = True,
     known: Collection[str] = (),
+    src_lang: str | None = "en",
+    tgt_lang: str | None = None,
 ) -> list[Flag]:
-    """Every flag of one fitted segment, in `FLAG_NAMES` order."""
+    """Every flag of one fitted segment, in `FLAG_NAMES` order (`tgt_lang`: the target
+    language, for numbers written as words)."""
     flags: list[Flag] = []
     cut = cut_words(source, fitted, unconstrained, known)
     if cut:
         flags.append(Flag(CUT_WORD, ", ".join(cut)))
-    lost, added = number_changes(source, fitted)
+    lost, added = number_changes(source, fitted, src_lang if tgt_lang else None, tgt_lang)
     if lost or added:
         parts = ([f"missing {' '.join(lost)}"] if lost else []) + (
             [f"added {' '.join(added)}"] if added else []
         )
         flags.append(Flag(NUMBER_CHANGED, "; ".join(parts)))
-    if is_untranslated(source, fitted):
+    if is_untranslated(source, fitted, unconstrained):
         flags.append(Flag(UNTRANSLATED, f"{100 * copied_share(source, fitted):.0f} % copied"))
     n = char_length(fitted)
-    free_n = None if unconstrained is None else char_length(unconstrained)
-    ratio = dropped_ratio(n, free_n, budget_chars)
-    if ratio is not None:
-        flags.append(
-            Flag(
-                DROPPED_CONTENT,
-                f"{ratio:.2f} of unconstrained ({n}/{free_n}, budget {budget_chars})",
-            )
-        )
+    dropped = dropped_content(source, fitted, unconstrained, budget_chars, tgt_lang)
+    if dropped is not None:
+        flags.append(Flag(DROPPED_CONTENT, dropped))
     if (budget_chars is not None and n > budget_chars) or not model_fits:
         why = "" if model_fits else "; no translation fit, shortest shown"
         flags.append(Flag(OVER_BUDGET, f"{n} chars, budget {budget_chars}{why}"))

@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary
+from fitsub.flags import LOW_QUALITY
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 
@@ -32,6 +33,14 @@ def _asked(r: SegmentResult) -> Text:
         return Text("")
     short = {"budget": "budget", "predicted": "pred", "oracle": "oracle"}.get(q.source, q.source)
     return Text(f"{q.chars} {short}", style="dim" if q.source == "budget" else "")
+
+
+def _quality(r: SegmentResult) -> Text:
+    """The estimated quality (`fitsub.quality`), red when flagged low-quality."""
+    if r.quality is None:
+        return Text("")
+    low = any(f.name == LOW_QUALITY for f in r.flags)
+    return Text(f"{r.quality:.2f}", style="red" if low else "")
 
 
 def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") -> Table:
@@ -50,6 +59,7 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
         ("fits", "center"),
         ("fitted", "right"),
         ("fits", "center"),
+        ("quality", "right"),
         ("flags", "left"),
         ("fitted text", "left"),
     ]:
@@ -83,6 +93,7 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
             _mark(r.unconstrained_fits),
             str(r.fitted_chars),
             _mark(r.fits),
+            _quality(r),
             Text(", ".join(f.name for f in r.flags), style="yellow"),
             Text(r.fitted),
         )
@@ -145,6 +156,7 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "fits": r.fits,
         "model_fits": r.model_fits,
         "refitted": r.refitted,
+        "quality": None if r.quality is None else round(r.quality, 4),
         "flags": [f.to_dict() for f in r.flags],
         "group": r.group,
         "group_path": r.group_path,
@@ -221,7 +233,7 @@ def budget_summary_table(summary: BudgetSummary) -> Table:
 
 COMPARISON_HEADER = (
     "index", "id", "source_chars", "budget", "asked", "limit", "unconstrained_chars",
-    "unconstrained_fits", "fitted_chars", "fits", "flags", "fitted",
+    "unconstrained_fits", "fitted_chars", "fits", "quality", "flags", "fitted",
 )  # fmt: skip
 
 
@@ -254,6 +266,7 @@ def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
                 _yes_no(r.unconstrained_fits),
                 str(r.fitted_chars),
                 _yes_no(r.fits),
+                "" if r.quality is None else f"{r.quality:.2f}",
                 ",".join(f.name for f in r.flags),
                 r.fitted,
             ]

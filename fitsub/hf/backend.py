@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from fitsub.backend import Candidate, Request
+from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
 from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table, piece_texts
@@ -46,6 +46,7 @@ from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
+DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.backend`'s)
 DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
 
 
@@ -353,4 +354,83 @@ class HFBackend:
             chars = chars_no_space(text) if bare_row else char_length(text)
             ok = scores[r] > DEAD and not dead[r]
             out[b].append(_Hyp(ids, float(scores[r]), chars, text, ok))
+        return out
+
+    # ---- forced decoding: the model's score of a given output (`fitsub.quality`) -------------
+    def _forced(
+        self, jobs: Sequence[_Job], outputs: Sequence[list[int]]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced (token log-probs, entropies, mask), each (B, T): a model forward with
+        the output as decoder input; the forced language token is not scored."""
+        tok = self.tokenizer
+        enc = tok([j.text for j in jobs], return_tensors="pt", padding=True).to(self.device)
+        start = self.config.decoder_start_token_id
+        if start is None:
+            start = self.config.pad_token_id
+        forced = [] if self.lang.forced_bos is None else [self.lang.forced_bos]
+        pad = self.config.pad_token_id if self.config.pad_token_id is not None else 0
+        rows = [[*forced, *ids, self.table.eos_id] for ids in outputs]
+        T = max(len(r) for r in rows)
+        dec_in = torch.full((len(rows), T), int(pad), dtype=torch.long)
+        gold = torch.full((len(rows), T), int(pad), dtype=torch.long)
+        mask = torch.zeros((len(rows), T), dtype=torch.bool)
+        live = torch.zeros((len(rows), T), dtype=torch.long)
+        for b, r in enumerate(rows):
+            dec_in[b, : len(r)] = torch.tensor([int(start), *r[:-1]])
+            gold[b, : len(r)] = torch.tensor(r)
+            mask[b, len(forced) : len(r)] = True
+            live[b, : len(r)] = 1
+        if self.positions is not None:
+            lens = [-1 if j.units is None else j.units for j in jobs]
+            self.positions.lengths = None
+            if any(x >= 0 for x in lens):
+                self.positions.lengths = torch.tensor(lens, device=self.device)
+        try:
+            logits = self.model(
+                **enc,
+                decoder_input_ids=dec_in.to(self.device),
+                decoder_attention_mask=live.to(self.device),
+            ).logits.float()
+        finally:
+            if self.positions is not None:
+                self.positions.lengths = None
+        logp = torch.log_softmax(logits, dim=-1)
+        picked = logp.gather(2, gold.to(self.device)[:, :, None])[:, :, 0]
+        entropy = -(logp.exp() * logp).sum(-1)
+        return picked.cpu(), entropy.cpu(), mask
+
+    @torch.inference_mode()
+    def score_outputs(
+        self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
+    ) -> list[OutputScore]:
+        """The model's scores of each given output (see `fitsub.backend.ScoresOutputs`); the
+        Monte-Carlo dropout passes as `fitsub.nmt.backend.NMTBackend.score_outputs` runs them."""
+        out = [OutputScore((), ()) for _ in requests]
+        todo: list[tuple[_Job, list[int]]] = []
+        for i, (req, text) in enumerate(zip(requests, outputs, strict=True)):
+            if req.text.strip() and text.strip():
+                ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]
+                ids = [int(x) for x in ids][: self.max_positions - 2]
+                todo.append((self._job(i, req), ids))
+        todo.sort(key=lambda r: r[0].n_ids + len(r[1]))
+        for begin in range(0, len(todo), self.batch_size):
+            chunk = todo[begin : begin + self.batch_size]
+            lp, ent, mask = self._forced([c[0] for c in chunk], [c[1] for c in chunk])
+            for b, (job, _) in enumerate(chunk):
+                m = mask[b]
+                out[job.index] = OutputScore(tuple(lp[b][m].tolist()), tuple(ent[b][m].tolist()))
+        for job, ids in todo if dropout_passes > 0 else ():
+            devices = [self.device] if self.device.type == "cuda" else []
+            with torch.random.fork_rng(devices=devices):
+                torch.manual_seed(DROPOUT_SEED)
+                self.model.train()
+                try:
+                    lp, _, mask = self._forced([job] * dropout_passes, [ids] * dropout_passes)
+                finally:
+                    self.model.eval()
+            means = (lp * mask).sum(1) / mask.sum(1).clamp(min=1)
+            prev = out[job.index]
+            out[job.index] = OutputScore(
+                prev.token_logprobs, prev.entropies, tuple(float(x) for x in means.tolist())
+            )
         return out

@@ -135,3 +135,8 @@ def bucket_table(
             BucketResult(label, lo, hi, len(idx), b.score, lr, length_ratio_stats(bh, br).mean)
         )
     return out
+
+
+def sentence_chrf(hyp: str, ref: str) -> float:
+    """Sentence chrF (sacrebleu's chrF2, character 6-grams, 0-100) of one hypothesis."""
+    return float(CHRF().sentence_score(hyp, [ref]).score)

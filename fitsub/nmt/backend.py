@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from fitsub.backend import Candidate, Request
+from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.lexicon import Lexicon
@@ -43,6 +43,7 @@ MODEL_ENV = "FITSUB_MODEL_DIR"
 # ones are left free, as dev chrF drops a little there (it -0.5 / -0.3, de -0.02;
 # docs/results/lexicon.md). `NMTBackend.lexicon_scope` can add "unconstrained".
 LEXICON_SCOPE: frozenset[str] = frozenset({"fitted"})
+DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for every run
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
 # segment's translation would depend on the segments batched with it (the backend promises the
@@ -268,3 +269,78 @@ class NMTBackend:
             for hs in hyps:
                 out.append([Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs])
         return out
+
+    # ---- forced decoding: the model's score of a given output (`fitsub.quality`) -------------
+    def _forced(
+        self, rows: Sequence[tuple[list[int], int, list[int]]]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Teacher-forced (token log-probs, entropies, mask), each (B, T), for rows of (source
+        ids, length in the model's unit or -1, output ids ending with EOS)."""
+        cfg = self.cfg
+        S = max(len(r[0]) for r in rows)
+        T = max(len(r[2]) for r in rows)
+        src = torch.full((len(rows), S), cfg.pad_id, dtype=torch.long)
+        tgt_in = torch.full((len(rows), T), cfg.pad_id, dtype=torch.long)
+        gold = torch.full((len(rows), T), cfg.pad_id, dtype=torch.long)
+        for b, (ids, _, out) in enumerate(rows):
+            src[b, : len(ids)] = torch.tensor(ids)
+            tgt_in[b, : len(out)] = torch.tensor([cfg.bos_id, *out[:-1]])
+            gold[b, : len(out)] = torch.tensor(out)
+        units = torch.tensor([r[1] for r in rows], dtype=torch.long)
+        length = None if bool((units < 0).all()) else units.to(self.device)
+        logits = self.model(src.to(self.device), tgt_in.to(self.device), length).float()
+        logp = torch.log_softmax(logits, dim=-1)  # (B, T, V)
+        gold = gold.to(self.device)
+        picked = logp.gather(2, gold[:, :, None])[:, :, 0]  # (B, T)
+        entropy = -(logp.exp() * logp).sum(-1)  # (B, T)
+        mask = torch.zeros_like(picked, dtype=torch.bool)
+        for b, r in enumerate(rows):
+            mask[b, : len(r[2])] = True
+        return picked.cpu(), entropy.cpu(), mask.cpu()
+
+    @torch.inference_mode()
+    def score_outputs(
+        self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
+    ) -> list[OutputScore]:
+        """The model's scores of each given output (see `fitsub.backend.ScoresOutputs`).
+
+        Forced decoding in batches (the length signal as `translate` gives it for the request);
+        the Monte-Carlo dropout passes (Fomicheva et al. 2020, sec. 3.2: dropout kept on at
+        test time, the same output scored again) run one segment at a time, its passes as one
+        batch, with masks seeded by `DROPOUT_SEED`: a segment's score does not depend on the
+        segments beside it nor on the run.
+        """
+        out = [OutputScore((), ()) for _ in requests]
+        todo: list[tuple[int, list[int], int, list[int]]] = []
+        for i, (req, text) in enumerate(zip(requests, outputs, strict=True)):
+            if req.text.strip() and text.strip():
+                ids, units, _ = self._prepare(req)
+                out_ids = [*self.tokenizer.encode(text), self.cfg.eos_id]
+                out_ids = out_ids[: self.cfg.max_positions]
+                todo.append((i, ids, units, out_ids))
+        todo.sort(key=lambda r: len(r[1]) + len(r[3]))
+        for start in range(0, len(todo), self.batch_size):
+            chunk = todo[start : start + self.batch_size]
+            lp, ent, mask = self._forced([r[1:] for r in chunk])
+            for b, r in enumerate(chunk):
+                m = mask[b]
+                out[r[0]] = OutputScore(tuple(lp[b][m].tolist()), tuple(ent[b][m].tolist()))
+        if dropout_passes > 0:
+            for r in todo:
+                means = self._dropout_means(r[1:], dropout_passes)
+                out[r[0]] = OutputScore(out[r[0]].token_logprobs, out[r[0]].entropies, means)
+        return out
+
+    def _dropout_means(
+        self, row: tuple[list[int], int, list[int]], passes: int
+    ) -> tuple[float, ...]:
+        """Mean token log-probability of one output under each of `passes` dropout passes."""
+        with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
+            torch.manual_seed(DROPOUT_SEED)
+            self.model.train()
+            try:
+                lp, _, mask = self._forced([row] * passes)
+            finally:
+                self.model.eval()
+        means = (lp * mask).sum(1) / mask.sum(1).clamp(min=1)
+        return tuple(float(x) for x in means.tolist())

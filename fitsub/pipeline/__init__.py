@@ -31,10 +31,13 @@ and `summary` (before / after figures).
 
 from __future__ import annotations
 
+import dataclasses
+
 from fitsub.backend import TranslationBackend
 from fitsub.document import Document
 from fitsub.lexicon import lexicon_of
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
+from fitsub.pipeline.estimate import with_quality
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.run import (
     Fitter,
@@ -105,4 +108,10 @@ def translate_document(
     pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)
     fitter = per_cue(later, pending, planned, opts, fitter, got)
     # assemble: the output document and each segment's result
-    return assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend))
+    result = assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend))
+    # quality estimation: a score per sentence, `low-quality` under the threshold
+    result = with_quality(result, backend, lang=opts.lang) if opts.quality else result
+    if not opts.compare:  # the comparison hidden: the output, its flags and scores stay the same
+        segments = [dataclasses.replace(r, unconstrained=None) for r in result.segments]
+        result = dataclasses.replace(result, segments=segments)
+    return result

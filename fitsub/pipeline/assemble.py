@@ -44,6 +44,7 @@ class SegmentResult:
     flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
     requested: Requested | None = None  # the length asked of the model and where it came from
     refitted: bool = False  # translated again under the budget (False: unconstrained kept)
+    quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality`); None: none
 
     @property
     def translated(self) -> bool:
@@ -165,9 +166,7 @@ def assemble(
         new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
         results.append(_result(i, p, prot, got))
     terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
-    flagged = flag_segments(results, known, lexicon, terms)
-    if not opts.compare:  # the comparison hidden: the output and its flags stay the same
-        flagged = [dataclasses.replace(r, unconstrained=None) for r in flagged]
+    flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
 
 
@@ -176,6 +175,7 @@ def flag_segments(
     known: Collection[str] = (),
     lexicon: Lexicon | None = None,
     terms: Collection[str] = (),
+    lang: str | None = None,
 ) -> list[SegmentResult]:
     """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
 
@@ -196,8 +196,9 @@ def flag_segments(
             out.append(r)
             continue
         flags = segment_flags(
-            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab
-        )
+            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab,
+            tgt_lang=lang,
+        )  # fmt: skip
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)

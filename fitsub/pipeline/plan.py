@@ -31,6 +31,7 @@ class TranslateOptions:
     min_ratio: float | None = None  # lower bound: min_ratio × source characters (dubbing)
     glossary: Glossary | None = None  # terms kept or translated as the glossary says
     length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
+    quality: bool = True  # estimate each segment's quality (`fitsub.quality`)
 
     @property
     def mode(self) -> str:

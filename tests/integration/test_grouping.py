@@ -30,6 +30,7 @@ from fitsub.pipeline import (
 from fitsub.pipeline import (
     summarize_results as summarize,
 )
+from fitsub.quality import NO_SCORING
 from fitsub.report import result_to_dict
 from fitsub.units import char_length
 
@@ -250,5 +251,5 @@ def test_markup_the_output_cannot_carry_marks_the_cue() -> None:
     assert first.source == "If a<b, swap them. Now!"  # every word kept (issue 18)
     assert first.markup_lost == ("<i>", "</i>") and second.markup_lost == ()
     assert result_to_dict(first)["markup_lost"] == ["<i>", "</i>"]
-    assert len(result.warnings) == 1 and "<i>" in result.warnings[0]
+    assert result.warnings[1:] == [NO_SCORING] and "<i>" in result.warnings[0]  # toy: no score
     assert "swapino" in result.document.segments[0].text

@@ -70,7 +70,7 @@ def test_tsv_table_layout_also_when_not_a_terminal(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split("\t")[:4] == ["index", "id", "source_chars", "budget"]
     assert [line.split("\t")[1] for line in lines[1:3]] == ["1", "2"]
-    assert [len(line.split("\t")) for line in lines[1:3]] == [12, 12]
+    assert [len(line.split("\t")) for line in lines[1:3]] == [13, 13]
     assert run(args) == 0  # auto: captured output is not a terminal, so TSV again
     assert capsys.readouterr().out.splitlines() == lines
 

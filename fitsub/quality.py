@@ -1,0 +1,250 @@
+"""Quality estimation without a reference: a score in [0, 1] per translated segment.
+
+Unsupervised signals of the model's own confidence (Fomicheva et al. 2020, "Unsupervised
+Quality Estimation for Neural Machine Translation", TACL 8) and of the output itself, combined
+by a logistic regression fitted on dev data with references (`experiments/quality-estimation/calibrate_qe.py`; the
+coefficients ship in `quality_model.json` beside this module, docs/quality.md explains them):
+
+* `logprob`: the length-normalised log-probability of the fitted output under the model,
+  forced decoding given the source and the output's own length (Fomicheva et al.'s TP, eq. 1:
+  (1/T) sum_t log p(y_t | y_<t, x));
+* `min_logprob`: the least likely token's log-probability (one invented word shows there);
+* `entropy`: the mean entropy of the next-token distributions along the output (Softmax-Ent);
+* `dropout_std`: the standard deviation of TP over `dropout_passes` Monte-Carlo dropout passes
+  on the same output (D-Var, eq. 3, as a deviation: the model's uncertainty);
+* `free_logprob`: the same TP of the unconstrained translation, without a length: how sure the
+  model is of this source at all (a source it cannot translate scores low however it is fitted);
+* `agreement`: sentence chrF between the fitted and the unconstrained translation, over 100
+  (1.0 when they agree; none when the unconstrained one was not computed);
+* `length_ratio`: |log(output characters / source characters)| (too short or too long);
+* `source_length`: log of the source characters (short lines are harder to get right);
+* `copied`: the share of output words copied from the source (`fitsub.flags.copied_share`).
+
+The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
+the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
+a reference. A missing signal (no unconstrained translation, a backend that cannot score) takes
+its calibration mean (z = 0). A segment whose score is under the threshold of its target
+language (`thresholds`, else the shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no score at all (None), said once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from statistics import fmean, pstdev
+from typing import Any
+
+from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
+from fitsub.errors import InputError
+from fitsub.flags import LOW_QUALITY, Flag, copied_share
+from fitsub.units import char_length
+
+MODEL_FILE = Path(__file__).with_name("quality_model.json")
+NO_SCORING = "quality: this model cannot score a translation (no forced decoding); no quality score"
+
+FEATURES: tuple[str, ...] = (
+    "logprob",
+    "min_logprob",
+    "entropy",
+    "dropout_std",
+    "free_logprob",
+    "agreement",
+    "length_ratio",
+    "source_length",
+    "copied",
+)
+
+
+@dataclass(frozen=True)
+class QualityModel:
+    """The calibrated combination: standardisation, logistic weights and the flag threshold."""
+
+    features: tuple[str, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]  # weights of P(wrong), one per feature
+    intercept: float
+    threshold: float  # flag `low-quality` under this score
+    dropout_passes: int = 10
+    wrong_chrf: float = 30.0
+    about: str = ""
+    thresholds: tuple[tuple[str, float], ...] = ()  # per target language, calibrated there
+
+    def threshold_for(self, lang: str | None) -> float:
+        """The flag threshold for target language `lang` (`de`, `de-AT`): its own when it was
+        calibrated, else the shared one."""
+        base = (lang or "").strip().lower().replace("_", "-").split("-")[0]
+        return dict(self.thresholds).get(base, self.threshold)
+
+    def score(self, signals: Mapping[str, float | None]) -> float:
+        """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
+        z = self.intercept
+        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef, strict=True):
+            x = signals.get(name)
+            if x is not None and math.isfinite(x):
+                z += w * (x - mu) / (sd or 1.0)
+        return 1.0 - _sigmoid(z)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (the `quality_model.json` layout)."""
+        return {**dataclasses.asdict(self), "thresholds": dict(self.thresholds)}
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def parse_model(data: Any, path: Path | str) -> QualityModel:
+    """A `QualityModel` from decoded JSON; InputError naming `path` when it is not one."""
+    try:
+        feats = tuple(str(f) for f in data["features"])
+        n = len(feats)
+        model = QualityModel(
+            features=feats,
+            mean=tuple(float(x) for x in data["mean"]),
+            scale=tuple(float(x) for x in data["scale"]),
+            coef=tuple(float(x) for x in data["coef"]),
+            intercept=float(data["intercept"]),
+            threshold=float(data["threshold"]),
+            dropout_passes=int(data.get("dropout_passes", 0)),
+            wrong_chrf=float(data.get("wrong_chrf", 30.0)),
+            about=str(data.get("about", "")),
+            thresholds=tuple(
+                (str(k), float(v)) for k, v in dict(data.get("thresholds", {})).items()
+            ),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise InputError(Path(path), f"not a quality model ({err})") from None
+    if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
+        raise InputError(Path(path), "not a quality model (lists of different lengths)")
+    unknown = set(feats) - set(FEATURES)
+    if unknown:
+        raise InputError(Path(path), f"unknown quality signal(s): {', '.join(sorted(unknown))}")
+    return model
+
+
+def load_model(path: Path | None = None) -> QualityModel:
+    """The quality model at `path` (default: the one shipped beside this module)."""
+    if path is None:
+        return _shipped()
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(Path(path), f"cannot read the quality model: {err}") from None
+    return parse_model(data, path)
+
+
+@cache
+def _shipped() -> QualityModel:
+    return parse_model(json.loads(MODEL_FILE.read_text(encoding="utf-8")), MODEL_FILE)
+
+
+def sentence_chrf(hyp: str, ref: str) -> float:
+    """Sentence chrF (sacrebleu's chrF2, 0-100) of `hyp` against `ref`."""
+    from fitsub.metrics.quality import sentence_chrf as chrf
+
+    return chrf(hyp, ref)
+
+
+def score_signals(score: OutputScore | None) -> dict[str, float | None]:
+    """The model-confidence signals of one forced-decoding score (None: not scored)."""
+    if score is None or not score.token_logprobs:
+        return {"logprob": None, "min_logprob": None, "entropy": None, "dropout_std": None}
+    lp = score.token_logprobs
+    return {
+        "logprob": fmean(lp),
+        "min_logprob": min(lp),
+        "entropy": fmean(score.entropies) if score.entropies else None,
+        "dropout_std": pstdev(score.dropout_means) if len(score.dropout_means) > 1 else None,
+    }
+
+
+def text_signals(source: str, fitted: str, unconstrained: str | None) -> dict[str, float | None]:
+    """The signals read off the texts alone."""
+    n_src = max(1, char_length(source))
+    n_out = max(1, char_length(fitted))
+    agreement = None
+    if unconstrained is not None:
+        agreement = 1.0 if unconstrained == fitted else sentence_chrf(fitted, unconstrained) / 100
+    return {
+        "agreement": agreement,
+        "length_ratio": abs(math.log(n_out / n_src)),
+        "source_length": math.log(n_src),
+        "copied": copied_share(source, fitted),
+    }
+
+
+def segment_signals(
+    source: str,
+    fitted: str,
+    unconstrained: str | None,
+    score: OutputScore | None,
+    free_score: OutputScore | None = None,
+) -> dict[str, float | None]:
+    """Every signal of `FEATURES` for one segment (`free_score`: the unconstrained output's)."""
+    free_lp = fmean(free_score.token_logprobs) if free_score and free_score.token_logprobs else None
+    return {
+        **score_signals(score),
+        "free_logprob": free_lp,
+        **text_signals(source, fitted, unconstrained),
+    }
+
+
+def scoring_request(source: str, fitted: str) -> Request:
+    """The request a fitted output is scored under: its source, asking for its own length."""
+    return Request(source, target_chars=max(1, char_length(fitted)))
+
+
+def score_texts(
+    backend: TranslationBackend,
+    sentences: Sequence[tuple[str, str, str | None]],
+    dropout_passes: int,
+) -> list[tuple[OutputScore, OutputScore | None]] | None:
+    """The backend's forced-decoding scores of each (source, fitted, unconstrained) sentence:
+    the fitted output's (given its length, with `dropout_passes`) and the unconstrained one's
+    (no length; None without one). None: the backend cannot score."""
+    if not isinstance(backend, ScoresOutputs):
+        return None
+    reqs = [scoring_request(s, f) for s, f, _ in sentences]
+    fitted = backend.score_outputs(reqs, [f for _, f, _ in sentences], dropout_passes)
+    free_at = [i for i, (_, _, u) in enumerate(sentences) if u is not None]
+    free = backend.score_outputs(
+        [Request(sentences[i][0]) for i in free_at], [sentences[i][2] or "" for i in free_at]
+    )
+    by_index: dict[int, OutputScore] = dict(zip(free_at, free, strict=True))
+    return [(sc, by_index.get(i)) for i, sc in enumerate(fitted)]
+
+
+def low_quality_flag(quality: float, threshold: float) -> Flag:
+    """The flag of a segment scored under the threshold."""
+    return Flag(LOW_QUALITY, f"quality {quality:.2f} < {threshold:.2f}")
+
+
+def estimate(
+    backend: TranslationBackend,
+    sentences: Sequence[tuple[str, str, str | None]],
+    model: QualityModel | None = None,
+) -> list[float] | None:
+    """The quality of each (source, fitted, unconstrained) sentence; None when the backend cannot
+    score outputs (text signals alone would not be the calibrated score)."""
+    model = model or load_model()
+    live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]
+    scores = score_texts(backend, [sentences[i] for i in live], model.dropout_passes)
+    if scores is None:
+        return None
+    out = [0.0] * len(sentences)  # an empty output for a source with words is wrong
+    for i, (sc, free) in zip(live, scores, strict=True):
+        s, f, u = sentences[i]
+        out[i] = model.score(segment_signals(s, f, u, sc, free))
+    for i, (s, _, _) in enumerate(sentences):
+        if not s.strip():
+            out[i] = 1.0
+    return out
