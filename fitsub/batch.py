@@ -18,6 +18,7 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
+from fitsub.identity import is_identity
 from fitsub.pipeline import (
     Progress,
     Summary,
@@ -106,7 +107,11 @@ def translate_file(
     if out.parent.is_dir():  # else created below, once there is something to write
         check_output_path(out, "output", [src])
     result = translate_document(doc, backend, opts, progress=progress)
-    translated = with_target_language(result.document, opts.lang)
+    translated = (
+        result.document
+        if is_identity(backend.name)
+        else with_target_language(result.document, opts.lang)
+    )
     data, used = document_bytes(translated, out)
     out.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(out, "output", [src])
