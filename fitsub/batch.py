@@ -19,6 +19,7 @@ from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
 from fitsub.identity import is_identity
+from fitsub.io import check_inside
 from fitsub.pipeline import (
     Progress,
     Summary,
@@ -52,6 +53,7 @@ def batch_outputs(
         else:
             rel = src.parent.relative_to(root) if root is not None else Path()
             outputs.append(out_dir / rel / name)
+            check_inside(outputs[-1], out_dir, "--out-dir")
     seen: dict[str, Path] = {}
     inputs = {os.path.abspath(src) for src, _ in files}
     for (src, _), out in zip(files, outputs, strict=True):

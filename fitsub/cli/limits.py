@@ -48,7 +48,8 @@ def translate_options(
         ratio = ratio if ratio is not None else profile.ratio
         min_ratio = min_ratio if min_ratio is not None else profile.min_ratio
     ratio = ratio if ratio is not None else default_ratio
-    for setting, value in (("ratio", ratio), ("cpl", cpl), ("lines", lines), ("cps", cps)):
+    numbers = (("ratio", ratio), ("min_ratio", min_ratio), ("cpl", cpl), ("lines", lines))
+    for setting, value in (*numbers, ("cps", cps)):
         check_positive(setting, value)
     try:
         if profile is None:
