@@ -59,7 +59,9 @@ _BLOCK_START = re.compile(
 )
 # What may stand before a text node on its line for that node to open a block: nothing, or
 # block prefixes (indentation, quote markers, list markers).
-_LINE_PREFIX = re.compile(r"(?:\A|\n)(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])?[ \t]*)*\Z")
+# (one marker at a time: a pattern nesting `[ \t]*` under `*` backtracks for minutes on a line
+# of 20,000 tabs)
+_LINE_PREFIX = re.compile(r"[ \t]*(?:>|[-+*]|\d{1,9}[.)])")
 
 
 def escape_translation(text: str, line_start: bool) -> str:
@@ -79,7 +81,11 @@ def escape_translation(text: str, line_start: bool) -> str:
 
 def opens_line(gap_before: str) -> bool:
     """Whether a text node after `gap_before` starts its line's content (a block could open)."""
-    return _LINE_PREFIX.search(gap_before) is not None
+    line = gap_before[gap_before.rfind("\n") + 1 :]
+    pos = 0
+    while (m := _LINE_PREFIX.match(line, pos)) is not None:
+        pos = m.end()
+    return not line[pos:].strip(" \t")
 
 
 class _Lost(Exception):

@@ -61,7 +61,7 @@ SEEDS: dict[str, str] = {
         "1. This is *not* the end\n\n```\ncode stays\n```\n| a | b |\n> A quote here.\n"
     ),
 }
-SEEDS["ass"] = (
+ASS_SEED = (  # fuzzed by tests/system/test_fuzz_ass_pptx.py (own seed sequence)
     "\ufeff[Script Info]\n; a comment\nScriptType: v4.00+\n\n[V4+ Styles]\n"
     "Format: Name, Fontname, Fontsize, PrimaryColour, BackColour, MarginL\n"
     "Style: Default,Arial,20,&H00FFFFFF,&H80000000,0010\n\n[Custom]\nkept: yes\n\n[Events]\n"
