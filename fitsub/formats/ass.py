@@ -212,6 +212,14 @@ def new_event_text(raw: str, text: str) -> str:
     return "".join(leading) + new
 
 
+def _as_read(raw: str) -> tuple[str, str]:
+    """An event's segment text, as read and as `Document.with_texts` makes it safe for SRT
+    (blank lines dropped, ``-->`` → ``->``): either means the text was not changed."""
+    text = to_segment_text(raw)
+    safe = "\n".join(line.replace("-->", "->") for line in text.split("\n") if line.strip())
+    return text, safe
+
+
 def render(doc: Document) -> str:
     """The script with each changed event's text field replaced; every other byte as read."""
     if not isinstance(doc.source, str):
@@ -223,7 +231,7 @@ def render(doc: Document) -> str:
     parts, pos = [], 0
     for event, seg in zip(events, doc.segments, strict=True):
         raw = event.text(source)
-        if not seg.translatable or seg.text == to_segment_text(raw):
+        if not seg.translatable or seg.text in _as_read(raw):
             continue  # never translated, or unchanged: the line stays as written
         parts += [source[pos : event.text_start], new_event_text(raw, seg.text)]
         pos = event.text_end
