@@ -123,8 +123,7 @@ def script_events(text: str, path: Path | None = None) -> list[Event]:
         if len(parts) < len(fields):
             raise InputError(
                 path,
-                f"{ev.group(1)} event has {len(parts)} fields; the Format line names "
-                f"{len(fields)}",
+                f"{ev.group(1)} event has {len(parts)} fields; the Format line names {len(fields)}",
                 number,
             )
         values = dict(zip(fields, parts, strict=True))

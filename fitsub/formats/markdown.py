@@ -51,7 +51,9 @@ _LITERAL_MARKUP = re.compile(r"[*_~`<\[\]\\]+")
 # TeX math, kept as written (never translated): display ``$$…$$`` (across lines too) and inline
 # ``$…$`` as Pandoc reads it (no space inside either dollar, no digit right after the closing
 # one, so "$5 and $6" is text).
-MATH = re.compile(r"\$\$(?:[^$]|\$(?!\$))+?\$\$|(?<![\\$])\$(?=[^\s$])[^$\n]*?(?<=[^\s$\\])\$(?![\d$])")
+MATH = re.compile(
+    r"\$\$(?:[^$]|\$(?!\$))+?\$\$|(?<![\\$])\$(?=[^\s$])[^$\n]*?(?<=[^\s$\\])\$(?![\d$])"
+)
 
 
 # In a translation: the characters the reader cuts text at (they open emphasis, code, links and

@@ -374,7 +374,7 @@ def _same_xml(a: bytes, b: bytes, name: str) -> bool:
         canon = [etree.tostring(etree.fromstring(x, parser), method="c14n") for x in (a, b)]
     except etree.XMLSyntaxError:
         return False
-    return canon[0] == canon[1]
+    return bool(canon[0] == canon[1])
 
 
 def keep_unchanged_parts(old: bytes, new: bytes) -> bytes:
