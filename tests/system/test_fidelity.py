@@ -250,3 +250,28 @@ def test_a_pptx_zip_bomb_is_refused_before_parsing(tmp_path: Path) -> None:
     assert src.stat().st_size < 2**20
     err = _one_line_exit_2(["translate", str(src), "--model", "identity", "-q"])
     assert "would decompress" in err
+
+
+def test_fuzzed_pptx_is_read_or_refused_in_one_line(tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(29)
+    deck = (ROOT / "samples/deck.pptx").read_bytes()
+    outcomes = []
+    for i in range(12):
+        data = bytearray(deck)
+        if i % 3 == 0:
+            data = data[: rng.randrange(len(data))]
+        else:
+            for _ in range(rng.randint(1, 8)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        src, out = tmp_path / f"f{i}.pptx", tmp_path / f"f{i}.it.pptx"
+        src.write_bytes(bytes(data))
+        res = cli(["translate", str(src), "--model", "identity", "-q", "-o", str(out)])
+        assert res.code in (0, 2) and "Traceback" not in res.err, res.err
+        if res.code == 2:
+            assert len(res.err.strip().splitlines()) == 1 and not out.exists()
+        else:
+            assert out.read_bytes() == bytes(data)  # identity: the package as read
+        outcomes.append(res.code)
+    assert 2 in outcomes
