@@ -275,3 +275,17 @@ def test_fuzzed_pptx_is_read_or_refused_in_one_line(tmp_path: Path) -> None:
             assert out.read_bytes() == bytes(data)  # identity: the package as read
         outcomes.append(res.code)
     assert 2 in outcomes
+
+
+def test_a_bracketed_speaker_label_keeps_the_italics_after_it() -> None:
+    srt = (
+        "1\n00:00:01,000 --> 00:00:04,000\n[Alba] <i>We go home now,</i>\n\n"
+        "2\n00:00:05,000 --> 00:00:08,000\n[door slams] You and I.\n"
+    )
+    doc = parse_document(srt, "srt")
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), ratio=3.0, compare=False)
+    result = translate_document(doc, ToyBackend(), opts)
+    first, second = (s.text for s in result.document.segments)
+    assert first.startswith("[Alba] <i>") and first.endswith("</i>") and "andiamo" in first
+    assert second.startswith("[doorino")  # a sound effect is translated, not taken for a name
+    assert not result.warnings
