@@ -227,5 +227,5 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(1) from None
     if code == INTERRUPTED:  # typer's answer to Ctrl-C (KeyboardInterrupt): outputs are atomic
         say("fitsub: interrupted, nothing written")
-    if isinstance(code, int) and not isinstance(code, bool) and code != 0:
-        raise SystemExit(code)
+    # as click's standalone mode does: always leave through SystemExit (0: success)
+    raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)

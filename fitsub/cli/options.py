@@ -63,7 +63,7 @@ def check_positive(setting: str, value: float | None) -> None:
     if value is None:
         return
     if not math.isfinite(value) or value <= 0:
-        raise InputError(None, f"must be a positive number, got {value}", setting=setting)
+        raise InputError(None, f"must be positive, got {value}", setting=setting)
     if setting in MOST and value > MOST[setting]:
         raise InputError(None, f"must be at most {MOST[setting]:g}, got {value:g}", setting=setting)
 
