@@ -18,6 +18,8 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
+from fitsub.identity import is_identity
+from fitsub.io import check_inside
 from fitsub.pipeline import (
     Progress,
     Summary,
@@ -51,6 +53,7 @@ def batch_outputs(
         else:
             rel = src.parent.relative_to(root) if root is not None else Path()
             outputs.append(out_dir / rel / name)
+            check_inside(outputs[-1], out_dir, "--out-dir")
     seen: dict[str, Path] = {}
     inputs = {os.path.abspath(src) for src, _ in files}
     for (src, _), out in zip(files, outputs, strict=True):
@@ -106,7 +109,11 @@ def translate_file(
     if out.parent.is_dir():  # else created below, once there is something to write
         check_output_path(out, "output", [src])
     result = translate_document(doc, backend, opts, progress=progress)
-    translated = with_target_language(result.document, opts.lang)
+    translated = (
+        result.document
+        if is_identity(backend.name)
+        else with_target_language(result.document, opts.lang)
+    )
     data, used = document_bytes(translated, out)
     out.parent.mkdir(parents=True, exist_ok=True)
     check_output_path(out, "output", [src])

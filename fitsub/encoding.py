@@ -74,6 +74,8 @@ class Decoded:
     bom: bool = False  # the file began with a byte-order mark (kept on writing)
     detected_by: str = "utf-8"  # the rule that chose the encoding (module docstring)
     confidence: float | None = None  # for "detected": 1 - charset-normalizer's chaos
+    raw: str | None = None  # the text with its own mixed line endings (None: not mixed)
+    warnings: tuple[str, ...] = ()  # what the reader noticed (UTF-8 lines in a legacy file)
 
 
 def detect_newline(text: str) -> tuple[str, bool]:
@@ -101,7 +103,7 @@ def split_text(text: str) -> Decoded:
         text = text[1:]
         encoding = "utf-8-sig"
     newline, mixed = detect_newline(text)
-    return Decoded(normalise_newlines(text), encoding, newline, mixed)
+    return Decoded(normalise_newlines(text), encoding, newline, mixed, raw=text if mixed else None)
 
 
 def _line_of(data: bytes, offset: int) -> int:
@@ -159,8 +161,25 @@ def decode_bytes(
                 bad.line,
             ) from None
     name, confidence = guess_legacy(data)
+    decoded = _finish(data.decode(name), name, path)
     return replace(
-        _finish(data.decode(name), name, path), detected_by="detected", confidence=confidence
+        decoded, detected_by="detected", confidence=confidence, warnings=_utf8_lines(data, name)
+    )
+
+
+def _utf8_lines(data: bytes, name: str) -> tuple[str, ...]:
+    """A warning naming the first line that holds UTF-8 in a file read as legacy `name`: the
+    file mixes encodings, and those lines read as "Ã©" where "é" was meant."""
+    m = _UTF8_MULTIBYTE.search(data)
+    if m is None:
+        return ()
+    lines = sum(1 for part in data.split(b"\n") if _UTF8_MULTIBYTE.search(part))
+    line = _line_of(data, m.start())
+    more = f" (and {lines - 1} more line(s))" if lines > 1 else ""
+    return (
+        f"line {line}{more}: mixed encodings: UTF-8 text in a file read as {name}; such lines "
+        "show as 'Ã©' where 'é' was meant (convert the file to one encoding, or name it with "
+        "--encoding)",
     )
 
 
@@ -251,7 +270,8 @@ def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False
     if not text or text.isspace():
         raise InputError(path, "empty file")
     newline, mixed = detect_newline(text)
-    return Decoded(normalise_newlines(text), encoding, newline, mixed, bom)
+    raw = text if mixed else None
+    return Decoded(normalise_newlines(text), encoding, newline, mixed, bom, raw=raw)
 
 
 def read_file_bytes(path: Path) -> bytes:

@@ -76,13 +76,14 @@ class Shielded:
     def restore(self, translated: str) -> tuple[str, tuple[str, ...]]:
         """The translation with every placeholder replaced by its target term, and the source
         terms whose placeholder the translation lost."""
-        lost: list[str] = []
-        text = translated
-        for ph, term in self.slots:
-            if ph not in text:
-                lost.append(term.source)
-            text = text.replace(ph, term.target)
-        return text, tuple(lost)
+        targets = dict(self.slots)
+        lost = tuple(term.source for ph, term in self.slots if ph not in translated)
+        if not targets:
+            return translated, lost
+        # one pass: a target term that looks like a placeholder ("Foo → [2]") is never read
+        # again as one
+        pattern = re.compile("|".join(re.escape(ph) for ph in sorted(targets, key=len)[::-1]))
+        return pattern.sub(lambda m: targets[m.group(0)].target, translated), lost
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,18 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the new one, never a part.
 
     A symbolic link at `path` is followed: the file it points to is replaced, the link kept.
+    An `OSError` (a full disk: ``ENOSPC``) is an `InputError` naming the file (exit 2); the old
+    file is kept and no temporary file is left.
     """
     path = Path(path)
+    try:
+        _atomic_write(path, data)
+    except OSError as err:  # disk full, quota, read-only file system: the old file is kept
+        why = err.strerror or str(err)
+        raise InputError(path, f"cannot write the output: {why} (nothing written)") from None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     directory = path.parent if str(path.parent) else Path(".")
@@ -229,6 +239,19 @@ def check_output_path(
         raise InputError(path, f"{option}: folder {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputError(path, f"{option}: folder {str(parent)!r} is not writable")
+
+
+def check_inside(path: Path, folder: Path, option: str) -> None:
+    """`InputError` when writing `path` would land outside `folder`: a symbolic link at the
+    output name, or a linked folder on the way, that leads out of it (nothing is written)."""
+    root = os.path.realpath(folder)
+    target = os.path.realpath(path)
+    if os.path.commonpath([root, target]) != root:
+        raise InputError(
+            path,
+            f"{option}: refusing to write through a symbolic link that leads outside the "
+            f"folder (to {target!r})",
+        )
 
 
 def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:

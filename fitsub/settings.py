@@ -22,6 +22,7 @@ A flag given on the command line always wins over the file.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -42,6 +43,13 @@ CONFIG_ENV = "FITSUB_CONFIG"
 DEFAULT_KEYS = {"model": str, "lang": str, "src_lang": str, "profile": str, "glossary": str}
 NUMBER_KEYS = ("ratio",)
 PATH_KEYS = ("model", "glossary")
+_TOML_TYPES = {
+    "list": "array",
+    "int": "integer",
+    "str": "string",
+    "float": "float",
+    "bool": "boolean",
+}
 
 
 @dataclass(frozen=True)
@@ -79,14 +87,23 @@ def parse_settings(data: Mapping[str, Any], path: Path | None) -> Settings:
             )
     defaults: dict[str, Any] = {}
     base = path.parent if path is not None else Path(".")
+    for table in ("defaults", "profiles"):
+        if not isinstance(data.get(table, {}), dict):
+            kind = type(data[table]).__name__
+            raise InputError(path, f"[{table}] must be a table, got {_TOML_TYPES.get(kind, kind)}")
     for key, value in dict(data.get("defaults", {})).items():
         if key in DEFAULT_KEYS:
             if not isinstance(value, str) or not value:
                 raise InputError(path, f"[defaults] {key} must be a non-empty string")
             defaults[key] = _resolve(base, value) if key in PATH_KEYS else value
         elif key in NUMBER_KEYS:
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise InputError(path, f"[defaults] {key} must be a positive number")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise InputError(path, f"[defaults] {key} must be a positive number, got {value!r}")
             defaults[key] = float(value)
         else:
             known = ", ".join([*DEFAULT_KEYS, *NUMBER_KEYS])
@@ -97,6 +114,9 @@ def parse_settings(data: Mapping[str, Any], path: Path | None) -> Settings:
             raise InputError(path, f"[profiles.{name}] must be a table")
         if name in BUILTIN:
             raise InputError(path, f"[profiles.{name}]: a built-in profile has this name")
+        for key, value in values.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InputError(path, f"[profiles.{name}] {key} must be a finite number")
         try:
             profiles[name] = custom_profile(name, values, str(path), profiles)
         except ValueError as err:
@@ -128,4 +148,6 @@ def load_settings(cwd: Path, user_dir: Path | None) -> Settings:
         raise InputError(path, f"cannot read: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise InputError(path, f"not valid TOML: {err}") from None
+    except RecursionError:  # tables or arrays nested thousands deep
+        raise InputError(path, "not valid TOML: nested too deep") from None
     return parse_settings(data, path)

@@ -92,6 +92,7 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 _DEBUG_ENV = "FITSUB_DEBUG"
+INTERRUPTED = 130  # the exit status after Ctrl-C (SIGINT)
 
 
 def _panel_of(name: str) -> str | None:
@@ -228,16 +229,30 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     prepare_cpu(argv)  # threads and OpenMP's wait policy: before anything imports torch
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError
+    from typer.exceptions import Abort
+
     try:
-        app.main(args=argv, standalone_mode=True)
+        # not standalone: typer would turn Ctrl-C into a silent exit 130 and print usage errors
+        # in a box; here each is one line
+        code = app.main(args=argv, standalone_mode=False)
+    except NoArgsIsHelpError as err:
+        err.show()
+        raise SystemExit(err.exit_code) from None
+    except ClickException as err:  # a bad flag or value: one line, exit 2
+        say(f"fitsub: error: {printable(err.format_message())}")
+        raise SystemExit(err.exit_code) from None
+    except Abort:
+        say("fitsub: aborted")
+        raise SystemExit(1) from None
     except FitsubError as err:
         if debug or os.environ.get(_DEBUG_ENV):
             raise
         say(f"fitsub: error: {error_text(err)}")
         raise SystemExit(err.exit_code) from None
     except KeyboardInterrupt:
-        say("fitsub: interrupted")
-        raise SystemExit(130) from None
+        say("fitsub: interrupted, nothing written")
+        raise SystemExit(INTERRUPTED) from None
     except SystemExit:
         raise
     except Exception as err:  # noqa: BLE001 - the last line of defence: one line, exit 1
@@ -245,3 +260,7 @@ def main(argv: list[str] | None = None) -> None:
             raise
         say(f"fitsub: error: {error_text(err)} (run with --debug for details)")
         raise SystemExit(1) from None
+    if code == INTERRUPTED:  # typer's answer to Ctrl-C (KeyboardInterrupt): outputs are atomic
+        say("fitsub: interrupted, nothing written")
+    # as click's standalone mode does: always leave through SystemExit (0: success)
+    raise SystemExit(code if isinstance(code, int) and not isinstance(code, bool) else 0)

@@ -71,7 +71,8 @@ def translate_options(
     ratio = ratio if ratio is not None else default_ratio
     if ratio is None and min_ratio is not None:
         ratio = DEFAULT_RATIO  # a lower bound asks for isometric output: at the source's length
-    for setting, value in (("ratio", ratio), ("cpl", cpl), ("lines", lines), ("cps", cps)):
+    numbers = (("ratio", ratio), ("min_ratio", min_ratio), ("cpl", cpl), ("lines", lines))
+    for setting, value in (*numbers, ("cps", cps)):
         check_positive(setting, value)
     try:
         if profile is None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fitsub.backend import TranslationBackend
 from fitsub.errors import InputError
+from fitsub.identity import IdentityBackend, is_identity
 from fitsub.pipeline import TranslateOptions
 
 
@@ -63,7 +64,7 @@ def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
     """
     from fitsub.hf.dispatch import is_hf_model
 
-    if is_hf_model(model):
+    if is_hf_model(model) or is_identity(model):
         return
     model_dir = resolve_model(model, src_lang, lang)
     try:
@@ -95,6 +96,8 @@ def with_policy(
     from fitsub.hf.dispatch import is_hf_model
     from fitsub.lengthpred.predictor import open_policy
 
+    if is_identity(model):
+        raise InputError(None, "--length-policy predicted needs a model; identity has none")
     owned = None if is_hf_model(model) else resolve_model(model, src_lang, lang)
     policy = open_policy(length_policy, length_predictor, owned, src_lang, lang)
     return dataclasses.replace(opts, length=policy)
@@ -103,9 +106,14 @@ def with_policy(
 def open_model(
     model: Path | None, src_lang: str, lang: str, device: str, beam: int, threads: int | None
 ) -> TranslationBackend:
-    """The backend `--model` names (checked against `--lang` first): loaded once per run."""
+    """The backend `--model` names (checked against `--lang` first): loaded once per run.
+
+    `--model identity` is the dry-run engine (`fitsub.identity`): no model is loaded.
+    """
     from fitsub.hf.dispatch import is_hf_model, open_hf
 
+    if is_identity(model):
+        return IdentityBackend()
     check_model_language(model, src_lang, lang)
     if is_hf_model(model):  # a Hugging Face model directory or hub id (fitsub.hf)
         return open_hf(model, src_lang, lang, device=device, beam=beam, threads=threads)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -23,12 +24,13 @@ FORMAT_HELP = (
 ENCODING_HELP = "Input encoding, e.g. cp1252 (default: detected; invalid UTF-8 is an error)."
 
 Device = Annotated[str, typer.Option("--device", help="auto, cpu or cuda.")]
-Beam = Annotated[int, typer.Option("--beam", min=1, help="Beam size.")]
+Beam = Annotated[int, typer.Option("--beam", min=1, max=1000, help="Beam size.")]
 Threads = Annotated[
     int | None,
     typer.Option(
         "--threads",
         min=1,
+        max=4096,
         help="CPU threads (default: the cores other programs leave free, followed as they change).",
     ),
 ]
@@ -63,10 +65,20 @@ def check_device(device: str) -> str:
     return device
 
 
+# The largest value a numeric option takes (far above any real use; nan and inf are refused).
+MOST: dict[str, float] = {"ratio": 1000, "min_ratio": 1000, "cpl": 1_000_000, "lines": 10_000,
+                          "cps": 1_000_000}  # fmt: skip
+
+
 def check_positive(setting: str, value: float | None) -> None:
-    """An `InputError` about `setting` when `value` is given and not above zero."""
-    if value is not None and value <= 0:
+    """An `InputError` about `setting` when `value` is given and not a finite number above zero
+    (nor above `MOST`)."""
+    if value is None:
+        return
+    if not math.isfinite(value) or value <= 0:
         raise InputError(None, f"must be positive, got {value}", setting=setting)
+    if setting in MOST and value > MOST[setting]:
+        raise InputError(None, f"must be at most {MOST[setting]:g}, got {value:g}", setting=setting)
 
 
 def split_list(values: list[str] | None) -> list[str]:

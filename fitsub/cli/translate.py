@@ -38,6 +38,7 @@ from fitsub.document import Document
 from fitsub.errors import InputError
 from fitsub.formats import EXTENSIONS, with_target_language
 from fitsub.glossary import load_glossary
+from fitsub.identity import is_identity
 from fitsub.io import STDIO, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
 from fitsub.pipeline import TranslationResult, summarize_results, translate_document
@@ -262,7 +263,11 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
             opts,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
-    translated = with_target_language(result.document, run.lang)
+    translated = (
+        result.document
+        if is_identity(backend.name)
+        else with_target_language(result.document, run.lang)
+    )
     encoding = write_output(translated, out)
     if run.report is not None:
         meta = {

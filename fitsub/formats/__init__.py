@@ -5,7 +5,7 @@ One module per format (parse from / render to strings; .pptx from / to bytes), c
 a plain dict; what they share lives in `fitsub.formats.blocks` and `fitsub.formats.timing`.
 Decoding is `fitsub.encoding`'s.
 
-Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, through pysubs2), plain slide text
+Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, edited in place), plain slide text
 (.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
 and PowerPoint (.pptx, through python-pptx: one segment per paragraph of a text frame).
 
@@ -15,8 +15,8 @@ Policies (each tested in tests/unit/test_formats_bad_input.py):
 - Everything that is not cue text (the VTT header, STYLE / REGION / NOTE blocks, blank lines,
   timing lines as written, cue settings) is kept verbatim in `Document.gaps` and
   `Segment.timing`, so `render_document(parse_document(s)) == s` for well-formed input. The
-  normalisations: a file mixing line endings is written with its most common one; SRT cue
-  number lines lose surrounding whitespace.
+  normalisations: a file mixing line endings is written with its most common one (ASS / SSA:
+  kept as they are); SRT cue number lines lose surrounding whitespace.
 - Overlapping cues, cues out of time order, cue numbers out of order or missing, and zero-length
   cues are accepted with a warning (`Document.warnings`); timings and ids are never changed.
 - An empty cue is kept and marked `translatable=False`.
@@ -143,8 +143,8 @@ def read_bytes_document(
 
 def _build(decoded: Decoded, fmt: Format, path: Path | None) -> Document:
     parsed = _codec(fmt)[0](decoded.text, path)
-    warnings = list(parsed.warnings)
-    if decoded.mixed_newlines:
+    warnings = [*decoded.warnings, *parsed.warnings]
+    if decoded.mixed_newlines and fmt not in WHOLE_FORMATS:
         shown = {"\n": "LF", "\r\n": "CRLF", "\r": "CR"}[decoded.newline]
         warnings.insert(0, f"mixed line endings; the output uses {shown} throughout")
     return Document(
@@ -156,7 +156,8 @@ def _build(decoded: Decoded, fmt: Format, path: Path | None) -> Document:
         warnings=tuple(warnings),
         gaps=tuple(parsed.gaps),
         bom=decoded.bom,
-        source=decoded.text if fmt in WHOLE_FORMATS else None,
+        # ASS keeps its own line endings, mixed ones too (`fitsub.formats.ass`)
+        source=(decoded.raw or decoded.text) if fmt in WHOLE_FORMATS else None,
         detected_by=decoded.detected_by,
         confidence=decoded.confidence,
     )
@@ -213,6 +214,8 @@ def render_document(doc: Document) -> str:
         import fitsub.formats.ass as ass
 
         text = ass.render(doc)
+        if isinstance(doc.source, str) and "\r" in doc.source:  # its own (mixed) line endings
+            return text
         return text if doc.newline == "\n" else text.replace("\n", doc.newline)
     _, render_block, (first, between, last) = _codec(doc.format)
     n = len(doc.segments)

@@ -48,6 +48,12 @@ _EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_
 # translation that moves them could pair them into emphasis, a code span, a link or a tag, so
 # a text token is cut at them and they stay in the gaps, where they are written back as read.
 _LITERAL_MARKUP = re.compile(r"[*_~`<\[\]\\]+")
+# TeX math, kept as written (never translated): display ``$$…$$`` (across lines too) and inline
+# ``$…$`` as Pandoc reads it (no space inside either dollar, no digit right after the closing
+# one, so "$5 and $6" is text).
+MATH = re.compile(
+    r"\$\$(?:[^$]|\$(?!\$))+?\$\$|(?<![\\$])\$(?=[^\s$])[^$\n]*?(?<=[^\s$\\])\$(?![\d$])"
+)
 
 
 # In a translation: the characters the reader cuts text at (they open emphasis, code, links and
@@ -59,7 +65,9 @@ _BLOCK_START = re.compile(
 )
 # What may stand before a text node on its line for that node to open a block: nothing, or
 # block prefixes (indentation, quote markers, list markers).
-_LINE_PREFIX = re.compile(r"(?:\A|\n)(?:[ \t]*(?:>|[-+*]|\d{1,9}[.)])?[ \t]*)*\Z")
+# (one marker at a time: a pattern nesting `[ \t]*` under `*` backtracks for minutes on a line
+# of 20,000 tabs)
+_LINE_PREFIX = re.compile(r"[ \t]*(?:>|[-+*]|\d{1,9}[.)])")
 
 
 def escape_translation(text: str, line_start: bool) -> str:
@@ -79,7 +87,11 @@ def escape_translation(text: str, line_start: bool) -> str:
 
 def opens_line(gap_before: str) -> bool:
     """Whether a text node after `gap_before` starts its line's content (a block could open)."""
-    return _LINE_PREFIX.search(gap_before) is not None
+    line = gap_before[gap_before.rfind("\n") + 1 :]
+    pos = 0
+    while (m := _LINE_PREFIX.match(line, pos)) is not None:
+        pos = m.end()
+    return not line[pos:].strip(" \t")
 
 
 class _Lost(Exception):
@@ -193,6 +205,23 @@ def _cut_markup(src: str, start: int, end: int) -> list[tuple[int, int]]:
     return parts
 
 
+def _outside(spans: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of [start, end) outside every span of `spans` (sorted, not overlapping)."""
+    parts: list[tuple[int, int]] = []
+    k = bisect.bisect_left(spans, (start, start)) - 1
+    for a, b in spans[max(k, 0) :]:
+        if a >= end:
+            break
+        if b <= start:
+            continue
+        if a > start:
+            parts.append((start, a))
+        start = max(start, b)
+    if start < end:
+        parts.append((start, end))
+    return parts
+
+
 def _trim(src: str, start: int, end: int) -> tuple[int, int]:
     while start < end and src[start].isspace():
         start += 1
@@ -209,6 +238,7 @@ def parse(text: str, path: Path | None = None) -> Parsed:
     spans: list[tuple[int, int]] = []
     warnings: list[str] = []
     pos = 0
+    math = [m.span() for m in MATH.finditer(body)]
     for tok in _parser().parse(body):
         if tok.type != "inline" or tok.map is None or not tok.children:
             continue
@@ -221,7 +251,8 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             line = text.count("\n", 0, offset) + first + 1
             warnings.append(f"line {line}: text not located in the source; left untranslated")
             continue
-        for a, b in (piece for span in found for piece in _cut_markup(body, *span)):
+        pieces = (piece for span in found for piece in _cut_markup(body, *span))
+        for a, b in (part for piece in pieces for part in _outside(math, *piece)):
             a, b = _trim(body, a, b)
             if a < b:
                 spans.append((offset + a, offset + b))

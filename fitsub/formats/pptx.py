@@ -8,7 +8,12 @@ paragraph are formatted alike, the translation goes into the first and the other
 when they differ (a bold word in mid-sentence), the translated words are shared among the runs
 in proportion to the runs' source characters: every formatting run survives, but an emphasis
 lands on the words at the same place in the sentence, not necessarily the same words (a warning
-says so). Line breaks and fields (slide numbers) stay where they are; notes pages are not read.
+says so). A line break inside a paragraph (``<a:br/>``) is a space in the text the model sees;
+the translation's words are shared among the lines in proportion to their source characters,
+so each break stays in place between words. Fields (slide numbers) stay where they are; notes
+pages are not read. A deck with nothing translated is written back as read, byte for byte;
+otherwise every part whose content did not change is copied as it was (`keep_unchanged_parts`).
+A package whose parts would decompress too large is refused before parsing (`check_zip`).
 
 **The budget of a paragraph is the room of its text box** (`Segment.room`), an approximation
 documented here and in docs/PROFILES.md:
@@ -51,6 +56,12 @@ LINE_EM = 1.2
 DEFAULT_PT = 18.0  # PowerPoint's default text box size
 EMU_PER_PT = 12700
 _DEFAULT_INSETS = (91440, 91440, 45720, 45720)  # left, right, top, bottom: 0.1 in, 0.05 in
+# Limits on what a package decompresses to, checked before parsing (`check_zip`): a slide's XML
+# is kilobytes, a big deck's media hundreds of megabytes.
+MAX_XML_PART = 32 * 2**20
+MAX_PART = 1 * 2**30
+MAX_TOTAL = 2 * 2**30
+MAX_PARTS = 100_000
 
 
 @dataclass
@@ -67,9 +78,42 @@ class _Frame:
     grows: bool  # "resize shape to fit text": the source's own lines
 
 
+def check_zip(data: bytes, path: Path | None) -> None:
+    """`InputError` for a zip package whose parts would decompress too large (a zip bomb), read
+    from its directory before anything is decompressed: an XML part over `MAX_XML_PART`, any
+    part over `MAX_PART`, all parts over `MAX_TOTAL`, or more than `MAX_PARTS` parts."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            infos = package.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+        raise InputError(path, f"not a PowerPoint (.pptx) file: {err}") from None
+    if len(infos) > MAX_PARTS:
+        raise InputError(
+            path, f"too many parts in the package ({len(infos):,}; at most {MAX_PARTS:,})"
+        )
+    total = 0
+    for info in infos:
+        xml = info.filename.endswith((".xml", ".rels"))
+        most = MAX_XML_PART if xml else MAX_PART
+        if info.file_size > most:
+            raise InputError(
+                path,
+                f"part {info.filename!r} would decompress to {info.file_size:,} bytes (at most "
+                f"{most:,}); refusing to read it",
+            )
+        total += info.file_size
+    if total > MAX_TOTAL:
+        raise InputError(
+            path, f"the package would decompress to {total:,} bytes (at most {MAX_TOTAL:,})"
+        )
+
+
 def _open(data: bytes, path: Path | None) -> Any:
     from pptx import Presentation
 
+    check_zip(data, path)
     try:
         return Presentation(io.BytesIO(data))
     except Exception as err:  # noqa: BLE001 - zip, XML and package errors alike
@@ -153,8 +197,24 @@ def _frames(prs: Any) -> Iterator[_Frame]:
         yield from _shape_frames(slide.shapes, slide, number)
 
 
+def line_runs(paragraph: Any) -> list[list[Any]]:
+    """The paragraph's runs per line: a line break (``<a:br/>``) starts a new line."""
+    from pptx.text.text import _Run
+
+    lines: list[list[Any]] = [[]]
+    for child in paragraph._p.iterchildren():
+        tag = str(child.tag).rsplit("}", 1)[-1]
+        if tag == "r":
+            lines[-1].append(_Run(child, paragraph))
+        elif tag == "br":
+            lines.append([])
+    return lines
+
+
 def _paragraph_text(paragraph: Any) -> str:
-    return "".join(run.text for run in paragraph.runs)
+    """The paragraph's text; a line break is a space (the model sees two words, not one)."""
+    lines = ["".join(run.text for run in runs) for runs in line_runs(paragraph)]
+    return " ".join(line for line in lines if line)
 
 
 def _size_pt(paragraph: Any, frame: _Frame) -> float:
@@ -260,7 +320,18 @@ def share_runs(text: str, weights: list[int]) -> list[str]:
 
 
 def _write_paragraph(paragraph: Any, text: str) -> None:
-    runs = list(paragraph.runs)
+    """Write a translation into the paragraph's runs; line breaks stay between the words at
+    the same share of the text as in the source (`share_runs` over the lines)."""
+    lines = [runs for runs in line_runs(paragraph) if "".join(r.text for r in runs)]
+    if len(lines) > 1:
+        weights = [char_length("".join(r.text for r in runs).strip()) for runs in lines]
+        for runs, part in zip(lines, share_runs(text, weights), strict=True):
+            _write_runs(runs, part.rstrip())
+        return
+    _write_runs(list(paragraph.runs), text)
+
+
+def _write_runs(runs: list[Any], text: str) -> None:
     if _same_format(runs):
         parts = [text] + [""] * (len(runs) - 1)
     else:
@@ -275,6 +346,7 @@ def render(doc: Document) -> bytes:
         raise ValueError("a .pptx document needs its source bytes")
     prs = _open(doc.source, doc.path)
     segments = iter(doc.segments)
+    changed = False
     for frame in _frames(prs):
         for paragraph in frame.frame.paragraphs:
             old = _paragraph_text(paragraph)
@@ -283,6 +355,44 @@ def render(doc: Document) -> bytes:
             seg = next(segments)
             if seg.text != old:
                 _write_paragraph(paragraph, seg.text)
+                changed = True
+    if not changed:
+        return doc.source  # nothing translated (`--model identity`): the package as read
     out = io.BytesIO()
     prs.save(out)
+    return keep_unchanged_parts(doc.source, out.getvalue())
+
+
+def _same_xml(a: bytes, b: bytes, name: str) -> bool:
+    """Whether two XML parts hold the same document (canonical XML, C14N)."""
+    if not name.endswith((".xml", ".rels")):
+        return False
+    from lxml import etree
+
+    try:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True)
+        canon = [etree.tostring(etree.fromstring(x, parser), method="c14n") for x in (a, b)]
+    except etree.XMLSyntaxError:
+        return False
+    return bool(canon[0] == canon[1])
+
+
+def keep_unchanged_parts(old: bytes, new: bytes) -> bytes:
+    """The package `new` with every part whose content did not change taken from `old` as it
+    was (name, order, date, compression), so only the translated slides' XML differs."""
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(old)) as before, zipfile.ZipFile(io.BytesIO(new)) as after:
+        written = {info.filename: after.read(info) for info in after.infolist()}
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as package:
+            for info in before.infolist():
+                if info.filename not in written:
+                    continue  # a part python-pptx dropped (none known): not written either
+                data = written.pop(info.filename)
+                if data != (kept := before.read(info)) and _same_xml(kept, data, info.filename):
+                    data = kept  # re-serialised by python-pptx but not changed: as it was
+                package.writestr(info, data, compress_type=info.compress_type)
+            for name, data in written.items():  # a part python-pptx added
+                package.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()

@@ -11,7 +11,11 @@ from fitsub.markup.tags import strip_markup
 from fitsub.units import char_length
 
 SPACE = re.compile(r"\s+")
-LABEL = re.compile(r"[A-Z][A-Z0-9 .'\-]{1,30}:[ \t]+")  # an upper-case speaker label: "JOHN: "
+# A speaker label: upper case with a colon ("JOHN: "), or a name in brackets before the words
+# as SDH exports write it ("[Alba] ", "[Mr. Reyes] "; a sound effect, "[door slams]", is not).
+LABEL = re.compile(
+    r"[A-Z][A-Z0-9 .'\-]{1,30}:[ \t]+|\[[A-Z][a-z][\w.'\-]*(?: [A-Z][\w.'\-]*){0,2}\][ \t]+(?=\S)"
+)
 BRACKETS = {"[": "]", "(": ")"}  # a sound effect or caption wholly in brackets
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 

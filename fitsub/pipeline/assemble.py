@@ -112,6 +112,12 @@ def _output_text(
     return prot.restore_turns([layout(turns[0], doc, opts, room)])
 
 
+def unchanged(turns: Sequence[str], prot: Protected) -> bool:
+    """Whether a cue's translation is its source text word for word (line breaks aside): the
+    cue then keeps its source text as written, its line breaks and markup included."""
+    return " ".join(turns).split() == " ".join(prot.turn_texts).split()
+
+
 def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> SegmentResult:
     asked = got.asked.get(i)
     return SegmentResult(
@@ -134,8 +140,10 @@ def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> Segmen
 def _warnings(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
     warnings = [
         f"segment {p.id or p.index + 1}: markup in mid-sentence dropped: {' '.join(p.protected.lost)}"
-        for p in planned
-        if p.protected is not None and p.protected.lost
+        for i, p in enumerate(planned)
+        if p.protected is not None
+        and p.protected.lost
+        and not (i in got.turns and unchanged(_in_order(got.turns[i]), p.protected))
     ]
     warnings += [
         f"segment {planned[i].id or i + 1}: glossary term(s) lost in translation: "
@@ -162,8 +170,13 @@ def assemble(
             new_texts.append(seg.text)
             results.append(SegmentResult(i, seg.id, seg.text, None, seg.text))
             continue
+        turns = _in_order(got.turns[i])
+        if unchanged(turns, prot):  # nothing translated (`--model identity`): the source's bytes
+            new_texts.append(seg.text)
+            results.append(dataclasses.replace(_result(i, p, prot, got), markup_lost=()))
+            continue
         line_start = doc.format == "markdown" and opens_line(doc.gaps[i] if doc.gaps else "")
-        new_texts.append(_output_text(prot, _in_order(got.turns[i]), doc, opts, line_start))
+        new_texts.append(_output_text(prot, turns, doc, opts, line_start))
         results.append(_result(i, p, prot, got))
     terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
     flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang)

@@ -1,4 +1,4 @@
-"""Fuzz: mutated SRT / WebVTT / slide files through the real CLI entry point, in-process.
+"""Fuzz: mutated SRT / WebVTT / ASS / slide files through the real CLI entry point, in-process.
 
 Each file is a seed document with one to three seeded-random mutations (byte flips, truncation,
 mixed line endings, BOMs, invalid UTF-8, huge numbers, odd ids, nested and broken tags, very
@@ -61,7 +61,18 @@ SEEDS: dict[str, str] = {
         "1. This is *not* the end\n\n```\ncode stays\n```\n| a | b |\n> A quote here.\n"
     ),
 }
-EXT = {"srt": ".srt", "vtt": ".vtt", "slides": ".md"}
+ASS_SEED = (  # fuzzed by tests/system/test_fuzz_ass_pptx.py (own seed sequence)
+    "\ufeff[Script Info]\n; a comment\nScriptType: v4.00+\n\n[V4+ Styles]\n"
+    "Format: Name, Fontname, Fontsize, PrimaryColour, BackColour, MarginL\n"
+    "Style: Default,Arial,20,&H00FFFFFF,&H80000000,0010\n\n[Custom]\nkept: yes\n\n[Events]\n"
+    "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n"
+    "; note\nDialogue: 0,0:00:01.00,0:00:03.50,Default,,0,0,0,,{\\an8}Hello, and welcome.\n"
+    "Picture: 0,0:00:03.00,0:00:04.00,Default,,0,0,0,,logo.png\n"
+    "Dialogue: 0,0:00:03.60,0:00:06.005,Default,,0010,0,0,,We go {TN: pun} home\\Nnow.\n"
+    "Comment: 0,0:00:06.00,0:00:07.00,Default,,0,0,0,,kept as is\n"
+    "Dialogue: 0,0:00:07.00,0:00:09.00,Default,,0,0,0,,{\\i1}Is it?{\\i0} Yes\\h!\n"
+)
+EXT = {"srt": ".srt", "vtt": ".vtt", "slides": ".md", "ass": ".ass"}
 
 Mutation = Callable[[random.Random, bytes], bytes]
 
