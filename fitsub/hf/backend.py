@@ -263,9 +263,11 @@ class HFBackend:
                 results[b] = [Candidate(h.text, h.score, False) for h in short]
         lost = [b for b in range(len(jobs)) if not results[b]]
         if lost and lex is not None:  # nothing keeps to the lexicon: the best without it
-            sub = [jobs[b] for b in lost]
+            lost_jobs = [jobs[b] for b in lost]
             for b, cands in zip(
-                lost, self._constrained(sub, [reqs[b] for b in lost], n_best, False), strict=True
+                lost,
+                self._constrained(lost_jobs, [reqs[b] for b in lost], n_best, False),
+                strict=True,
             ):
                 results[b] = cands
         return results

@@ -265,8 +265,8 @@ class BudgetProcessor:
             pre = t.prefixes[best].masked_fill(~blocked[:, None], t.prefix_pad)  # (rows, P)
             out = out.scatter(1, pre, NEG_INF)  # the pad id is special: -inf already
         if self.lexicon is not None:  # never invent a word
-            mask, rows = self.lexicon
-            out = mask.restrict(out, gen.tolist(), seg.tolist(), rows)
+            mask, lex_rows = self.lexicon
+            out = mask.restrict(out, gen.tolist(), seg.tolist(), lex_rows)
         if self.num_beams == 1:  # greedy rows keep their places: a dead row may only end
             self.dead = self.dead.to(dev) | torch.isinf(out).all(1)
             if bool(self.dead.any()):
