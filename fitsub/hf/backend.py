@@ -38,6 +38,7 @@ from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table, piec
 from fitsub.hf.encoding import PE_METHODS, attach
 from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
+from fitsub.hf.scoring import forced
 from fitsub.lexicon import Lexicon
 from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
 from fitsub.nmt.checkpoint import load_lexicon
@@ -358,49 +359,6 @@ class HFBackend:
             out[b].append(_Hyp(ids, float(scores[r]), chars, text, ok))
         return out
 
-    # ---- forced decoding: the model's score of a given output (`fitsub.quality`) -------------
-    def _forced(
-        self, jobs: Sequence[_Job], outputs: Sequence[list[int]]
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Teacher-forced (token log-probs, entropies, mask), each (B, T): a model forward with
-        the output as decoder input; the forced language token is not scored."""
-        tok = self.tokenizer
-        enc = tok([j.text for j in jobs], return_tensors="pt", padding=True).to(self.device)
-        start = self.config.decoder_start_token_id
-        if start is None:
-            start = self.config.pad_token_id
-        forced = [] if self.lang.forced_bos is None else [self.lang.forced_bos]
-        pad = self.config.pad_token_id if self.config.pad_token_id is not None else 0
-        rows = [[*forced, *ids, self.table.eos_id] for ids in outputs]
-        T = max(len(r) for r in rows)
-        dec_in = torch.full((len(rows), T), int(pad), dtype=torch.long)
-        gold = torch.full((len(rows), T), int(pad), dtype=torch.long)
-        mask = torch.zeros((len(rows), T), dtype=torch.bool)
-        live = torch.zeros((len(rows), T), dtype=torch.long)
-        for b, r in enumerate(rows):
-            dec_in[b, : len(r)] = torch.tensor([int(start), *r[:-1]])
-            gold[b, : len(r)] = torch.tensor(r)
-            mask[b, len(forced) : len(r)] = True
-            live[b, : len(r)] = 1
-        if self.positions is not None:
-            lens = [-1 if j.units is None else j.units for j in jobs]
-            self.positions.lengths = None
-            if any(x >= 0 for x in lens):
-                self.positions.lengths = torch.tensor(lens, device=self.device)
-        try:
-            logits = self.model(
-                **enc,
-                decoder_input_ids=dec_in.to(self.device),
-                decoder_attention_mask=live.to(self.device),
-            ).logits.float()
-        finally:
-            if self.positions is not None:
-                self.positions.lengths = None
-        logp = torch.log_softmax(logits, dim=-1)
-        picked = logp.gather(2, gold.to(self.device)[:, :, None])[:, :, 0]
-        entropy = -(logp.exp() * logp).sum(-1)
-        return picked.cpu(), entropy.cpu(), mask
-
     @torch.inference_mode()
     def score_outputs(
         self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
@@ -417,7 +375,7 @@ class HFBackend:
         todo.sort(key=lambda r: r[0].n_ids + len(r[1]))
         for begin in range(0, len(todo), self.batch_size):
             chunk = todo[begin : begin + self.batch_size]
-            lp, ent, mask = self._forced([c[0] for c in chunk], [c[1] for c in chunk])
+            lp, ent, mask = forced(self, [c[0] for c in chunk], [c[1] for c in chunk])
             for b, (job, _) in enumerate(chunk):
                 m = mask[b]
                 out[job.index] = OutputScore(tuple(lp[b][m].tolist()), tuple(ent[b][m].tolist()))
@@ -427,7 +385,7 @@ class HFBackend:
                 torch.manual_seed(DROPOUT_SEED)
                 self.model.train()
                 try:
-                    lp, _, mask = self._forced([job] * dropout_passes, [ids] * dropout_passes)
+                    lp, _, mask = forced(self, [job] * dropout_passes, [ids] * dropout_passes)
                 finally:
                     self.model.eval()
             means = (lp * mask).sum(1) / mask.sum(1).clamp(min=1)

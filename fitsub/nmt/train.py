@@ -6,13 +6,11 @@ reuses a tokenizer, builds the model) and runs updates until `max_steps`, `max_t
 `OUT/best` through `fitsub.nmt.checkpoint.save_checkpoint`. Progress goes to `callback` as typed
 events (`fitsub.nmt.events`); this module never prints.
 
-Reproducibility: the batches of epoch e depend only on (seed, e); the dropout and length-noise
-random streams are re-seeded from (seed, rank, step) at every update. A run stopped after step n
-and resumed therefore makes exactly the updates an uninterrupted run would have made.
+Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
+streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
 
-In `fitsub.nmt`: the settings (`train_config.TrainConfig`), data (`corpus`), batches, the schedule
-and optimizer (`optim`), counters, optimizer state and crash recovery for `--resume`
-(`trainstate`), the loss (`loss`: decoder states of non-pad target rows, tied output projection).
+Beside it: settings (`train_config`), data (`corpus`), batches, schedule and optimizer (`optim`),
+`--resume` state (`trainstate`), the loss (`loss`: non-pad target rows, the output projection).
 """
 
 from __future__ import annotations
