@@ -87,7 +87,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # are skipped.
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Translate", ("translate", "budget", "profiles", "apply")),
-    ("Models", ("train", "train-length", "distill", "average", "export", "convert")),
+    ("Models", ("train", "train-length", "distill", "average", "export", "convert", "lexicon")),
     ("Evaluate", ("eval",)),
 )
 

@@ -14,9 +14,9 @@ from fitsub.pipeline import TranslateOptions
 
 def check_model_path(model: Path | None) -> None:
     """`InputError` "no such model directory" when `--model` names neither an existing path nor
-    a Hugging Face hub id (`owner/name` whose owner is no local folder): a mistyped path is not
-    sent to the hub."""
-    if model is None or model.exists():
+    a Hugging Face hub id (`owner/name` whose owner is no local folder) nor `identity` (the dry
+    run): a mistyped path is not sent to the hub."""
+    if model is None or model.exists() or is_identity(model):
         return
     from fitsub.hf.loading import HUB_ID
 

@@ -7,16 +7,35 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import torch
 
-if TYPE_CHECKING:
-    from fitsub.hf.backend import HFBackend, _Job
+
+class ForcedJob(Protocol):
+    """What forced decoding reads of a request (`fitsub.hf.backend._Job`)."""
+
+    @property
+    def text(self) -> str: ...  # the source as the model reads it (prefix, length token)
+
+    @property
+    def units(self) -> int | None: ...  # the length for LDPE / LRPE, in pieces
+
+
+class ForcedModel(Protocol):
+    """What forced decoding reads of the backend (`fitsub.hf.backend.HFBackend`)."""
+
+    model: Any
+    tokenizer: Any
+    config: Any
+    lang: Any  # `fitsub.hf.languages.TargetLanguage`: its forced first token
+    table: Any  # `fitsub.hf.constraints.PieceTable`: its EOS id
+    positions: Any  # the LDPE / LRPE hook, or None
+    device: torch.device
 
 
 def forced(
-    backend: HFBackend, jobs: Sequence[_Job], outputs: Sequence[list[int]]
+    backend: ForcedModel, jobs: Sequence[ForcedJob], outputs: Sequence[list[int]]
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Teacher-forced (token log-probs, entropies, mask), each (B, T): a model forward with
     the output as decoder input; the forced language token is not scored."""

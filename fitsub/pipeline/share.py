@@ -100,8 +100,28 @@ class CueFit:
         lines = self.limits.lines
         return fits_layout(reflow(part, room, lines, lang=self.lang), room, lines)
 
+    def _as_source(self, u: Unit, text: str) -> list[str] | None:
+        """`text` split where the source's cues split, when it is the source word for word."""
+        sources = []
+        for c in u.cues:
+            prot = self.planned[c].protected
+            sources.append(" ".join(prot.turn_texts).split() if prot is not None else [])
+        words = text.split()
+        if words != [w for ws in sources for w in ws]:
+            return None
+        parts, start = [], 0
+        for ws in sources:
+            parts.append(" ".join(words[start : start + len(ws)]))
+            start += len(ws)
+        return parts
+
     def share(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
-        """Parts of `text` that fit every cue of `u`, and the path that found them."""
+        """Parts of `text` that fit every cue of `u`, and the path that found them. A text that
+        is the sentence's source word for word (a name, `--model identity`) keeps the source's
+        cue boundaries, fitting or not (a cue over its budget is flagged, never re-split)."""
+        parts = self._as_source(u, text)
+        if parts is not None:
+            return parts, WHOLE
         parts = distribute(text, u.cue_budgets)
         if parts is not None and all(
             self.part_fits(i, x) for i, x in zip(u.cues, parts, strict=True)
