@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_helpers import run, translate_toy_srt
+from fairseq_reference import TEXT, Variant, build, reference_logits
 
 from fitsub.convert.vocab import fairseq_rows
 from fitsub.nmt.checkpoint import load_checkpoint
-from tests.support.cli_helpers import run, translate_toy_srt
-from tests.support.fairseq_reference import TEXT, Variant, build, reference_logits
 
 VARIANTS = {
     "post-norm relu shared (fairseq default)": Variant(),
@@ -173,7 +173,7 @@ def test_everything_else_is_one_line_exit_2(
     # an unknown architecture, variants fitsub's model does not have, BPE codes, a stray weight
     other = tmp_path / "other"
     shutil.copytree(tmp_path, other, ignore=shutil.ignore_patterns("other"))
-    from tests.support.fairseq_reference import save_checkpoint
+    from fairseq_reference import save_checkpoint
 
     stray = OrderedDict({**weights, "encoder.layernorm_embedding.weight": torch.ones(16)})
     for extra, state, words in [
