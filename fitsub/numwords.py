@@ -59,6 +59,13 @@ _AMBIGUOUS = {
     "es": {"uno", "un", "una"},
 }
 _PERCENT = re.compile(r"(?i)\b(?:per cento|pour cent|por ciento|per cent)\b")
+# thanks in which a number word means "many", not a quantity ("Grazie mille." = "Thanks.")
+_IDIOMS = {
+    "it": re.compile(r"(?i)\b(grazie\s+mille|mille\s+grazie)\b"),
+    "fr": re.compile(r"(?i)\b(mille\s+mercis?|merci\s+mille\s+fois)\b"),
+    "es": re.compile(r"(?i)\b(mil\s+gracias)\b"),
+    "de": re.compile(r"(?i)\b(tausend\s+dank)\b"),
+}
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|\S")
 
 
@@ -116,6 +123,8 @@ def number_words(text: str, lang: str) -> list[str]:
         return []
     text = re.sub(r"(?i)quatre-vingt", "quatrevingt", text)
     text = _PERCENT.sub(" ", text)
+    if lang in _IDIOMS:
+        text = _IDIOMS[lang].sub(" ", text)
     tokens = [t.lower() for t in _TOKEN.findall(text)]
     out: list[str] = []
     run: list[list[tuple[str, int]]] = []

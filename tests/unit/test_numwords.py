@@ -72,3 +72,16 @@ def test_a_number_inside_a_compound_or_an_ambiguous_word_is_not_missing() -> Non
         ["6000000"],
         ["6"],
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("Grazie mille.", "it"), ("Mille grazie!", "it"), ("Merci mille fois.", "fr"),
+     ("Mil gracias.", "es"), ("Tausend Dank!", "de")],
+)  # fmt: skip
+def test_thanks_with_a_number_word_hold_no_number(text: str, lang: str) -> None:
+    assert number_words(text, lang) == []
+
+
+def test_the_same_word_outside_the_idiom_is_a_number() -> None:
+    assert number_words("Costa mille euro, grazie mille.", "it") == ["1000"]
