@@ -38,20 +38,12 @@ def convert_cmd(
 
     Example: fitsub convert fairseq run/checkpoint_best.pt models/en-it-fairseq
     """
+    from fitsub.cli.export import check_model_out
     from fitsub.convert.fairseq import convert_fairseq
 
     if fmt not in FORMATS:
         raise InputError(None, f"unknown model format {fmt!r}; converted: {', '.join(FORMATS)}")
-    if dtype not in ("float16", "bfloat16", "float32"):
-        raise InputError(None, f"--dtype must be float16, bfloat16 or float32, got {dtype!r}")
-    if out.exists() and not out.is_dir():
-        raise InputError(out, "is a file; convert writes a model directory")
-    if not out.parent.is_dir():
-        raise InputError(out, f"folder {str(out.parent)!r} does not exist")
-    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
-    if held and not force:
-        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
-        raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
+    check_model_out(out, dtype, force, "convert")
     done = convert_fairseq(
         checkpoint, out, spm_model=spm, dict_dir=dict_dir, src_lang=src_lang, tgt_lang=tgt_lang,
         dtype=dtype,

@@ -8,6 +8,26 @@ import typer
 
 from fitsub.errors import InputError
 
+DTYPES = ("float16", "bfloat16", "float32")
+
+
+def check_model_out(out: Path, dtype: str, force: bool, command: str) -> list[str]:
+    """`InputError` unless `dtype` is a weight type and `out` can take a model directory: new, or
+    an empty directory, or any directory with `force` (replaced as a whole); the names it holds."""
+    if dtype not in DTYPES:
+        raise InputError(
+            None, f"--dtype must be {', '.join(DTYPES[:-1])} or {DTYPES[-1]}, got {dtype!r}"
+        )
+    if out.exists() and not out.is_dir():
+        raise InputError(out, f"is a file; {command} writes a model directory")
+    if not out.parent.is_dir():
+        raise InputError(out, f"folder {str(out.parent)!r} does not exist")
+    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if held and not force:
+        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
+        raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
+    return held
+
 
 def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A training checkpoint (e.g. runs/NAME/best)."),
@@ -32,18 +52,9 @@ def export_cmd(
     """
     from fitsub.nmt.checkpoint import export_checkpoint
 
-    if dtype not in ("float16", "bfloat16", "float32"):
-        raise InputError(None, f"--dtype must be float16, bfloat16 or float32, got {dtype!r}")
     if out.resolve() == checkpoint.resolve():
         raise InputError(out, "export would overwrite its source checkpoint")
-    if out.exists() and not out.is_dir():
-        raise InputError(out, "is a file; export writes a model directory")
-    if not out.parent.is_dir():
-        raise InputError(out, f"folder {str(out.parent)!r} does not exist")
-    held = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
-    if held and not force:
-        shown = ", ".join(held[:4]) + (", ..." if len(held) > 4 else "")
-        raise InputError(out, f"not empty ({shown}); pass --force to replace the whole directory")
+    held = check_model_out(out, dtype, force, "export")
     path = export_checkpoint(checkpoint, out, dtype, int8=int8)
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
     kind = f"int8 linear weights, {dtype} others" if int8 else f"{dtype} weights"

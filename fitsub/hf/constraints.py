@@ -109,15 +109,21 @@ def _marker(pieces: Sequence[str | None]) -> str:
     return "\u0120" if bpe > sp else SPACE_MARK
 
 
-def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
-    """Count characters per token id of `tokenizer` for a model with `vocab_size` outputs."""
+def _tokens(tokenizer: Any, n: int) -> list[str | None]:
+    """The token string of each id below `n` (None where the tokenizer has none)."""
     pieces: list[str | None] = []
-    for i in range(vocab_size):
+    for i in range(n):
         try:
             tok = tokenizer.convert_ids_to_tokens(i)
         except (IndexError, KeyError, ValueError, TypeError, OverflowError):
             tok = None
         pieces.append(tok if isinstance(tok, str) else None)
+    return pieces
+
+
+def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
+    """Count characters per token id of `tokenizer` for a model with `vocab_size` outputs."""
+    pieces = _tokens(tokenizer, vocab_size)
     mark = _marker(pieces)
     specials = {int(i) for i in getattr(tokenizer, "all_special_ids", [])}
     added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
@@ -156,14 +162,7 @@ def piece_table(tokenizer: Any, vocab_size: int, eos_id: int) -> PieceTable:
 def piece_texts(tokenizer: Any, table: PieceTable) -> list[str | None]:
     """Per token id the text it adds (the word-boundary mark read as a space), None for special
     tokens and byte-fallback pieces (whose text the lexicon cannot see): `LexiconMask`'s input."""
-    V = table.chars.numel()
-    pieces: list[str | None] = []
-    for i in range(V):
-        try:
-            tok = tokenizer.convert_ids_to_tokens(i)
-        except (IndexError, KeyError, ValueError, TypeError, OverflowError):
-            tok = None
-        pieces.append(tok if isinstance(tok, str) else None)
+    pieces = _tokens(tokenizer, table.chars.numel())
     mark = _marker(pieces)
     byte = re.compile(r"<0x[0-9A-Fa-f]{2}>")
     return [
