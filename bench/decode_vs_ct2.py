@@ -69,7 +69,7 @@ def convert(model_dir: Path, out_dir: Path, quantization: str | None = None) -> 
     from ctranslate2.specs import common_spec, transformer_spec
 
     from fitsub.nmt.checkpoint import load_checkpoint
-    from fitsub.nmt.encodings import sinusoidal
+    from fitsub.nmt.length_encodings import sinusoidal
 
     model, tok, cfg, _ = load_checkpoint(model_dir)
     if cfg.encoding not in ("sinusoidal", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel"):

@@ -22,7 +22,7 @@ from pathlib import Path
 import sacrebleu
 
 from fitsub.backend import Request
-from fitsub.eval_settings import Setting
+from fitsub.eval.settings import Setting
 from fitsub.lexicon import _WORD, Lexicon, normalize, words_of
 from fitsub.nmt.backend import NMTBackend
 

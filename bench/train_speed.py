@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from fitsub.nmt import corpus as D
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.events import EvalEvent, StepEvent, TrainEvent
-from fitsub.nmt.train import Trainer
-from fitsub.nmt.train_config import TrainConfig
+from fitsub.train import corpus as D
+from fitsub.train.config import TrainConfig
+from fitsub.train.events import EvalEvent, StepEvent, TrainEvent
+from fitsub.train.loop import Trainer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "en-it" / "train"
 SIZES = {"small": (256, 4, 3, 3, 1024), "base": (512, 8, 6, 6, 2048)}

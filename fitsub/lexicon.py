@@ -2,7 +2,7 @@
 
 A word is a maximal run of letters (`[^\\W\\d_]+`) of the NFKC-normalised text, lower-cased:
 "dell'anno" holds "dell" and "anno", "COVID-19" holds "covid", "mp3" holds "mp". Digits,
-punctuation and spaces are not words (numbers are `number-changed`'s concern, `fitsub.flags`).
+punctuation and spaces are not words (numbers are `number-changed`'s concern, `fitsub.quality_flags`).
 NFKC is what SentencePiece's default normaliser applies to the model's training text, so the
 lexicon's words are spelled as the model's pieces spell them.
 

@@ -18,7 +18,7 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   (1.0 when they agree; none when the unconstrained one was not computed);
 * `length_ratio`: |log(output characters / source characters)| (too short or too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
-* `copied`: the share of output words copied from the source (`fitsub.flags.copied_share`).
+* `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
@@ -41,7 +41,7 @@ from typing import Any
 
 from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
 from fitsub.errors import InputError
-from fitsub.flags import LOW_QUALITY, Flag, copied_share
+from fitsub.quality_flags import LOW_QUALITY, Flag, copied_share
 from fitsub.units import char_length
 
 MODEL_FILE = Path(__file__).with_name("quality_model.json")

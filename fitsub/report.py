@@ -17,9 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary
-from fitsub.flags import LOW_QUALITY
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
+from fitsub.quality_flags import LOW_QUALITY
 
 
 def _mark(ok: bool | None) -> str:

@@ -2,7 +2,7 @@
 
 One row per translated segment: id, timing, source, unconstrained translation, fitted
 translation, budget, the three lengths and the flags (`fitsub.pipeline.summary.needs_review`:
-the quality flags of `fitsub.flags` and the budget's `too-small` / `too-short`). The format
+the quality flags of `fitsub.quality_flags` and the budget's `too-small` / `too-short`). The format
 follows the extension:
 
 * `.tsv`: tab-separated UTF-8 with a header row; inside a field a line break is written `\\n`, a

@@ -1,7 +1,7 @@
 """Per-corpus pair counts of one pair's training data, for a model card's data table (issue 12).
 
 For each corpus of `recipes/corpora.sh` (or those named): raw pairs, pairs after `fitsub train
---dedupe` (repeats and same-length retranslations dropped, `fitsub.nmt.corpus.dedupe`), the
+--dedupe` (repeats and same-length retranslations dropped, `fitsub.train.corpus.dedupe`), the
 weight, and the pairs the weight gives (before the run's length / ratio filters, which drop a few
 dozen pairs in all). Reads ../shared/data/en-LANG/train; prints a Markdown table.
 
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fitsub.nmt.corpus import dedupe, find_corpora, parse_corpus_spec, read_parallel
+from fitsub.train.corpus import dedupe, find_corpora, parse_corpus_spec, read_parallel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ def main(argv: list[str]) -> int:
         name, weight = parse_corpus_spec(spec)
         part = read_parallel(*found[name])
         kept, _ = dedupe(part)
-        # as fitsub.nmt.corpus.upsample: floor(weight) copies plus a rounded share
+        # as fitsub.train.corpus.upsample: floor(weight) copies plus a rounded share
         used = int(math.floor(weight)) * len(kept) + round((weight % 1) * len(kept))
         total += used
         print(f"| {name} | {len(part):,} | {len(kept):,} | {weight:g} | {used:,} |")

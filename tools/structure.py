@@ -127,6 +127,45 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(out)
 
 
+# The layers (docs/development.md): a package on the left never imports one on the right.
+# The model packages know nothing of training, evaluation, the pipeline or the CLI; `nmt` (the
+# autoregressive Transformer) is the base that `nat` and the adapters build on; training and
+# evaluation are siblings; only the CLI and `fitsub.__main__` import the CLI.
+MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
+HIGHER = ("train", "eval", "pipeline", "review_page", "cli")
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    **{m: HIGHER for m in MODELS},
+    "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
+    "nat": ("hf", "lengthpred", "convert", *HIGHER),
+    "metrics": (*MODELS, *HIGHER),
+    "formats": (*MODELS, *HIGHER),
+    "markup": (*MODELS, "formats", *HIGHER),
+    "pipeline": ("train", "eval", "review_page", "cli"),
+    "train": ("eval", "pipeline", "review_page", "cli"),
+    "eval": ("train", "pipeline", "review_page", "cli"),
+}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(importer, imported) pairs that break `FORBIDDEN`, and any import of `fitsub.cli` from
+    outside it (bar `fitsub.__main__`)."""
+    out = []
+    for mod, deps in graph.items():
+        here = _package(mod)
+        for dep in deps:
+            there = _package(dep)
+            if there == here:
+                continue
+            if there in FORBIDDEN.get(here, ()) or (there == "cli" and mod != "fitsub.__main__"):
+                out.append((mod, dep))
+    return sorted(out)
+
+
 def file_lengths() -> list[tuple[int, str]]:
     return sorted(
         (
@@ -173,6 +212,10 @@ def main() -> None:
     print(f"import circles, deferred imports included: {len(found)}")
     for c in found:
         print("  ", " ↔ ".join(c))
+    upward = upward_imports(import_graph(deferred=True))
+    print(f"imports that run back up the layers: {len(upward)}")
+    for a, b in upward:
+        print("  ", a, "→", b)
     if not args.no_help:
         print(f"fitsub --help: {help_time():.3f} s (median of 5)")
 

@@ -3,7 +3,7 @@
 Usage: python experiments/first-en-it-eval/table.py build/eval/conversational.json build/eval/wiki.json
 Prints one markdown row per test set and setting (the unconstrained rows once: they do not
 depend on the ratio) with BLEU, BLEU*, chrF, LR src (characters), LC and fit
-(`fitsub.eval_report.condensed_rows`).
+(`fitsub.eval.report.condensed_rows`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from fitsub.eval_report import CONDENSED_HEADERS, condensed_rows, markdown_table
+from fitsub.eval.report import CONDENSED_HEADERS, condensed_rows, markdown_table
 
 
 def main(paths: list[str]) -> None:

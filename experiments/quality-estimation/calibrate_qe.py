@@ -274,11 +274,11 @@ def pick_threshold(q_by_lang: dict[str, Any]) -> float:
 
 def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
     """Each flag's count and precision for the wrong label, before this issue (recorded at
-    decode time) and with today's `fitsub.flags` (recomputed on the cached texts)."""
+    decode time) and with today's `fitsub.quality_flags` (recomputed on the cached texts)."""
     from collections import Counter
 
-    from fitsub.flags import FLAG_NAMES, segment_flags, words
     from fitsub.nmt.backend import NMTBackend
+    from fitsub.quality_flags import FLAG_NAMES, segment_flags, words
 
     print("\nflags: lines flagged / precision for the wrong label (%), before -> after\n")
     print("| lang | " + " | ".join(FLAG_NAMES[:-1]) + " | any |")

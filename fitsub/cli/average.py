@@ -23,7 +23,7 @@ def average_cmd(
 
     Example: fitsub average runs/en-de/steps/* --out runs/en-de/avg
     """
-    from fitsub.nmt.average import average_checkpoints
+    from fitsub.train.average import average_checkpoints
 
     if dtype not in ("float16", "bfloat16", "float32"):
         raise InputError(None, f"--dtype must be float16, bfloat16 or float32, got {dtype!r}")

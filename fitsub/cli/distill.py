@@ -10,7 +10,7 @@ from rich.text import Text
 
 from fitsub.cli.console import progress_bar
 from fitsub.cli.options import Device, Quiet, check_device
-from fitsub.distill import LENGTH_MODES, DistillConfig, distill
+from fitsub.train.distill import LENGTH_MODES, DistillConfig, distill
 
 _D = DistillConfig(source="", out="", model="")
 

@@ -18,12 +18,12 @@ from fitsub.cli import models as cli_models
 from fitsub.cli.console import progress_bar
 from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
 from fitsub.errors import InputError
-from fitsub.eval_report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
-from fitsub.eval_settings import make_settings
-from fitsub.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, sentencepiece_counter
+from fitsub.eval.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, sentencepiece_counter
+from fitsub.eval.report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
+from fitsub.eval.settings import make_settings
+from fitsub.eval.testsets import LoadedSet, TestSet, load_testset, parse_testset
 from fitsub.io import atomic_write_text, check_output_path
 from fitsub.lengthpred.policy import check_policy
-from fitsub.testsets import LoadedSet, TestSet, load_testset, parse_testset
 
 EPILOG = (
     "Examples:\n\n"
@@ -222,7 +222,7 @@ def eval_cmd(
     _emit(markdown, report.to_markdown())
     written: list[Path] = []
     if plot is not None:
-        from fitsub.plots import write_plots
+        from fitsub.eval.plots import write_plots
 
         written = write_plots(report, plot)
     if not quiet and "-" not in (str(json_out), str(markdown)):

@@ -14,14 +14,14 @@ import typer
 
 from fitsub.budget import DEFAULT_RATIO, limits_for
 from fitsub.cli.options import check_positive
+from fitsub.config_file import Settings, load_settings
 from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
 from fitsub.profiles import Profile, check_profile_language, resolve
-from fitsub.settings import Settings, load_settings
 
 
 def settings() -> Settings:
-    """The config file's settings (`fitsub.settings`): current folder up, then the user's."""
+    """The config file's settings (`fitsub.config_file`): current folder up, then the user's."""
     return load_settings(Path.cwd(), Path(typer.get_app_dir("fitsub")))
 
 

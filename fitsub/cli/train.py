@@ -18,11 +18,11 @@ from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
 
 if TYPE_CHECKING:
-    from fitsub.nmt.events import TrainEvent
+    from fitsub.train.events import TrainEvent
 
 # TrainConfig's defaults are the flags' defaults (a torch-free module); the trainer itself is
 # imported when a run starts.
-from fitsub.nmt.train_config import TrainConfig
+from fitsub.train.config import TrainConfig
 
 _D = TrainConfig(out_dir="")
 # --size presets: (d_model, heads, encoder layers, decoder layers, feed-forward size)
@@ -204,7 +204,7 @@ def train_cmd(
         if is_hf_model(init_from):  # a Hugging Face model directory or hub id: fitsub.hf
             if len(targets) > 1:
                 raise InputError(init_from, "fine-tuning a Hugging Face model takes one --tgt")
-            from fitsub.hf.finetune import FinetuneConfig, read_pairs, run_from_cli
+            from fitsub.train.hf_finetune import FinetuneConfig, read_pairs, run_from_cli
 
             hf = FinetuneConfig(
                 base=str(init_from), out_dir=str(out), method=method, src_lang=src,
@@ -238,7 +238,7 @@ def train_cmd(
             bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
             threads=threads, device=device, resume=resume,
         )  # fmt: skip
-    from fitsub.nmt.train import train
+    from fitsub.train.loop import train
 
     console = Console(stderr=True, quiet=quiet)
     with _Display(console, cfg) as show:
@@ -316,7 +316,7 @@ class _Display:
         self.progress.stop()
 
     def __call__(self, ev: TrainEvent) -> None:
-        from fitsub.nmt.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent
+        from fitsub.train.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent
 
         say = self.progress.console.print
         if isinstance(ev, DataEvent):

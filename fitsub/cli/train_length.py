@@ -85,14 +85,14 @@ def train_length_cmd(
         load_predictor,
         model_length_info,
     )
-    from fitsub.lengthpred.training import (
+    from fitsub.nmt.backend import resolve_model_dir
+    from fitsub.train.length_predictor import (
         HeadOptions,
         count_units,
         fit_predictor,
         parse_corpora,
         sample_pairs,
     )
-    from fitsub.nmt.backend import resolve_model_dir
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -168,8 +168,9 @@ def _dev_scores(
     per_unit: float,
 ) -> dict[str, Any]:
     """The predictor against the source length on the dev set `dev` (PREFIX.SRC / PREFIX.TGT)."""
-    from fitsub.lengthpred.training import accuracy, count_units
-    from fitsub.nmt.corpus import read_prefix
+    from fitsub.metrics.length import accuracy
+    from fitsub.train.corpus import read_prefix
+    from fitsub.train.length_predictor import count_units
     from fitsub.units import char_length
 
     pairs = read_prefix(dev, *langs)

@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.batch import encoding_info
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
@@ -41,6 +40,7 @@ from fitsub.glossary import load_glossary
 from fitsub.identity import is_identity
 from fitsub.io import STDIO, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
+from fitsub.many_files import encoding_info
 from fitsub.pipeline import TranslationResult, summarize_results, translate_document
 from fitsub.report import (
     comparison_json,

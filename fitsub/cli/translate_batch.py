@@ -10,12 +10,12 @@ from rich.console import Console
 from rich.text import Text
 
 from fitsub.backend import TranslationBackend
-from fitsub.batch import FileOutcome, batch_outputs, translate_file
 from fitsub.cli.console import error_text, fail, printable, progress_bar, say
 from fitsub.cli.documents import parse_format
 from fitsub.cli.options import STRICT_EXIT
 from fitsub.cli.translation import Run
 from fitsub.io import check_output_path
+from fitsub.many_files import FileOutcome, batch_outputs, translate_file
 from fitsub.pipeline import TranslateOptions
 from fitsub.report import write_batch_report
 

@@ -3,7 +3,7 @@ encode and write atomically.
 
 One module per format (parse from / render to strings; .pptx from / to bytes), chosen here with
 a plain dict; what they share lives in `fitsub.formats.blocks` and `fitsub.formats.timing`.
-Decoding is `fitsub.encoding`'s.
+Decoding is `fitsub.charset`'s.
 
 Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, edited in place), plain slide text
 (.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
@@ -34,8 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypeAlias
 
-from fitsub.document import FORMATS, Document, Format, Segment
-from fitsub.encoding import (
+from fitsub.charset import (
     Decoded,
     can_encode,
     decode_bytes,
@@ -44,6 +43,7 @@ from fitsub.encoding import (
     read_text,
     split_text,
 )
+from fitsub.document import FORMATS, Document, Format, Segment
 from fitsub.errors import InputError
 from fitsub.formats.blocks import Parsed
 from fitsub.io import atomic_write_bytes

@@ -16,7 +16,7 @@ Semantics mirror `fitsub.nmt.backend` / `fitsub.nmt.search`:
 Target language (`--lang`): a forced first target token for M2M-100 / NLLB / mBART-50
 (`__it__`, `ita_Latn`, `it_IT`), a source prefix for multilingual Marian (`>>ita<<`) and
 T5-style models (`<2it>`); a bilingual model needs none. A model fine-tuned by
-`fitsub.hf.finetune` also gets its length token (Lakew et al. 2019) or its LDPE / LRPE length
+`fitsub.train.hf_finetune` also gets its length token (Lakew et al. 2019) or its LDPE / LRPE length
 (Takase & Okazaki 2019) from `Request.target_chars`.
 
 Loading is `fitsub.hf.loading`'s, the target language `fitsub.hf.languages`'.
@@ -35,8 +35,8 @@ from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
 from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table, piece_texts
-from fitsub.hf.encoding import PE_METHODS, attach
 from fitsub.hf.languages import source_text, target_language
+from fitsub.hf.length_positions import PE_METHODS, attach
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.hf.scoring import forced
 from fitsub.lexicon import Lexicon
@@ -145,7 +145,7 @@ class HFBackend:
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (word-start pieces of letters), for the
-        pipeline's `cut-word` flag (`fitsub.flags`)."""
+        pipeline's `cut-word` flag (`fitsub.quality_flags`)."""
         if self._known is None:
             ids = [i for i, sp in enumerate(self._special) if not sp and self._lead[i]]
             pieces = self.tokenizer.convert_ids_to_tokens(ids)

@@ -1,7 +1,7 @@
 """Loading a Hugging Face seq2seq model for `fitsub.hf.backend`: transformers as an optional
 extra, a directory or a hub id (from the local cache, or downloaded when there is a network),
 safetensors weights only (never unpickled), and the `fitsub.json` of a model fine-tuned by
-`fitsub.hf.finetune`. Every failure is one line (`InputError` / `ModelMissingError`).
+`fitsub.train.hf_finetune`. Every failure is one line (`InputError` / `ModelMissingError`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 
 from fitsub.errors import InputError, ModelMissingError
 
-META = "fitsub.json"  # written by `fitsub.hf.finetune` beside a fine-tuned model's config
+META = "fitsub.json"  # written by `fitsub.train.hf_finetune` beside a fine-tuned model's config
 META_FORMAT = "fitsub-hf-1"
 HF_EXTRA = "pip install 'fitsub[hf]'"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")

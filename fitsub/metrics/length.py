@@ -212,3 +212,42 @@ def subtitle_compliance(
         max_lines=max_lines,
         max_cps=max_cps,
     )
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """Length prediction against reference lengths (Oka et al. 2020, Table 2, and ±10 %)."""
+
+    n: int
+    mae: float  # mean |pred - ref|
+    mean_error: float  # mean (pred - ref): the bias
+    variance: float  # population variance of pred - ref
+    pearson: float | None
+    within10: float  # share with |pred - ref| <= 0.1 * ref
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+def accuracy(pred: Sequence[int], ref: Sequence[int]) -> Accuracy:
+    """MAE, bias, error variance, Pearson r and share within ±10 % of `ref`."""
+    if len(pred) != len(ref) or not ref:
+        raise ValueError(f"need aligned, non-empty lengths; got {len(pred)} and {len(ref)}")
+    err = [p - r for p, r in zip(pred, ref, strict=True)]
+    try:
+        r_val: float | None = statistics.correlation(
+            [float(p) for p in pred], [float(x) for x in ref]
+        )
+    except statistics.StatisticsError:
+        r_val = None
+    return Accuracy(
+        n=len(ref),
+        mae=statistics.fmean(abs(e) for e in err),
+        mean_error=statistics.fmean(err),
+        variance=statistics.pvariance(err),
+        pearson=r_val,
+        within10=statistics.fmean(
+            float(10 * abs(p - r) <= r) for p, r in zip(pred, ref, strict=True)
+        ),
+    )

@@ -18,7 +18,7 @@ decoder input at position t (BOS at t = 0) is
 
 Oka et al. 2021 (sec. 3.2) add the perturbed length-difference encoding (perLDPE, eq. 1-2) only
 to the placeholder classifier's input, the one pass that decides the length; the other two keep
-ordinary position encodings. LE is the model's length encoding (LDPE / LRPE, `fitsub.nmt.encodings`,
+ordinary position encodings. LE is the model's length encoding (LDPE / LRPE, `fitsub.nmt.length_encodings`,
 in pieces: pos t = pieces up to and including t, so at the last target piece len - pos = 0), PE is
 present in the placeholder pass when the method has it (`ldpe+pe`), and `per` is the training-time
 perturbation in the model's noise window (the paper's student: [0, 2]). `len` is the target's
@@ -54,7 +54,7 @@ from torch import Tensor, nn
 
 from fitsub.nat.levt_oracle import edits
 from fitsub.nat.model import OnTransformer
-from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
+from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.loss import projected_nll
 
 LEVT_ARCH = "levt"

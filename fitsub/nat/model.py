@@ -35,7 +35,7 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.encodings import has_position_term, length_encoding, sinusoidal
+from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.model import Transformer
 
 ARCH_KEY = "arch"  # ModelConfig.extra[ARCH_KEY] == "cmlm" marks a CMLM checkpoint
@@ -143,7 +143,7 @@ class CMLM(OnTransformer):
     def forward(
         self, src: Tensor, tgt_in: Tensor, tgt_len: Tensor | None, hidden: bool = False
     ) -> Tensor:
-        """The trainer's call: `tgt_in` (B, N) masked targets (see `fitsub.nat.train`);
+        """The trainer's call: `tgt_in` (B, N) masked targets (see `fitsub.train.nat_batches`);
         logits (B, N, V), or the decoder states (B, N, D) with `hidden`."""
         memory, src_pad = self.encode(src)
         if hidden:

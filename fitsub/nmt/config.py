@@ -10,7 +10,7 @@ from typing import Any
 
 from fitsub.units import LengthUnit
 
-# Decoder position / length encodings (see fitsub.nmt.encodings for the formulas).
+# Decoder position / length encodings (see fitsub.nmt.length_encodings for the formulas).
 ENCODINGS = ("sinusoidal", "ldpe", "lrpe", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel")
 
 # `fitsub train --method` names -> (length token prepended to the source?, decoder encoding).
@@ -20,7 +20,7 @@ NOISE_MODES = ("symmetric", "positive")  # training-time length perturbation (fi
 # of each is what fitsub trains.
 ACTIVATIONS = ("gelu", "relu")  # the feed-forward's activation
 TIES = ("all", "target", "none")  # tied embeddings: src = tgt = output; tgt = output; none
-POSITIONS = ("vaswani", "fairseq")  # sinusoid layout (fitsub.nmt.encodings)
+POSITIONS = ("vaswani", "fairseq")  # sinusoid layout (fitsub.nmt.length_encodings)
 METHODS: dict[str, tuple[bool, str]] = {
     "baseline": (False, "sinusoidal"),
     "tok": (True, "sinusoidal"),

@@ -4,7 +4,7 @@ Pre-norm layers (LayerNorm before each sub-layer, a final LayerNorm in encoder a
 feed-forward, `F.scaled_dot_product_attention`, and one embedding matrix tied across source
 embedding, target embedding and output projection (Vaswani et al. 2017; Press & Wolf 2017).
 Embeddings are scaled by sqrt(d_model). The encoder adds the ordinary sinusoidal encoding; the
-decoder adds the encoding named by `ModelConfig.encoding` (formulas in `fitsub.nmt.encodings`):
+decoder adds the encoding named by `ModelConfig.encoding` (formulas in `fitsub.nmt.length_encodings`):
 
     x_t = sqrt(d) * E[y_t] + [PE(t)] + LE(pos_t, len)
 
@@ -30,7 +30,7 @@ output projection, so the trainer can project only the non-pad target rows (`fit
 Converted models (`fitsub convert`, fitsub.convert.fairseq) may differ from this by config:
 post-norm layers without the final LayerNorms (`norm_first`), ReLU (`activation`), their own
 source embedding and output projection (`tie_embeddings`: `src_embed`, `out_weight`), fairseq's
-sinusoid table offset by 2 (`positions`, `fitsub.nmt.encodings.fairseq_sinusoidal`), and a
+sinusoid table offset by 2 (`positions`, `fitsub.nmt.length_encodings.fairseq_sinusoidal`), and a
 target vocabulary smaller than the whole (`output_vocab`: the ids past it are never produced).
 """
 
@@ -44,14 +44,14 @@ from torch import Tensor, nn
 
 from fitsub.nmt.cache import KVCache
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.encodings import (
+from fitsub.nmt.layers import DecoderLayer, Dropout, EncoderLayer
+from fitsub.nmt.length_encodings import (
     FAIRSEQ_POSITION_OFFSET,
     fairseq_sinusoidal,
     has_position_term,
     length_encoding,
     sinusoidal,
 )
-from fitsub.nmt.layers import DecoderLayer, Dropout, EncoderLayer
 
 
 class Transformer(nn.Module):

@@ -2,7 +2,7 @@
 
 Fitted text is reflowed into the cue's slot (`fitsub.reflow`) and its markup restored; timings,
 ids and cue count never change (the output document is `doc.with_texts(...)`). Each translated
-segment then gets its quality flags (`fitsub.flags.segment_flags`).
+segment then gets its quality flags (`fitsub.quality_flags.segment_flags`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import TypeVar
 
 from fitsub.budget import Budget
 from fitsub.document import Document
-from fitsub.flags import Flag, segment_flags, words
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.lexicon import Lexicon
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
+from fitsub.quality_flags import Flag, segment_flags, words
 from fitsub.reflow import reflow
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
@@ -41,7 +41,7 @@ class SegmentResult:
     markup_lost: tuple[str, ...] = ()  # mid-sentence markup the output could not carry
     terms_lost: tuple[str, ...] = ()  # glossary terms the translation lost (not restored)
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
-    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.flags`)
+    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.quality_flags`)
     requested: Requested | None = None  # the length asked of the model and where it came from
     refitted: bool = False  # translated again under the budget (False: unconstrained kept)
     quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality`); None: none
@@ -190,7 +190,7 @@ def flag_segments(
     terms: Collection[str] = (),
     lang: str | None = None,
 ) -> list[SegmentResult]:
-    """Each translated segment with its quality flags (`fitsub.flags.segment_flags`).
+    """Each translated segment with its quality flags (`fitsub.quality_flags.segment_flags`).
 
     The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
     word of the document's unconstrained translations. With the model's `lexicon`, a fitted

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
-from fitsub.flags import KnowsWords, cut_words, segment_flags, words
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
+from fitsub.quality_flags import KnowsWords, cut_words, segment_flags, words
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -73,7 +73,7 @@ class Runner:
 
 def known_words(backend: TranslationBackend, free: Candidates | None) -> frozenset[str]:
     """The target words the model knows: its vocabulary's whole words (when the backend lists
-    them) and every word of the unconstrained translations (`fitsub.flags.cut_words`)."""
+    them) and every word of the unconstrained translations (`fitsub.quality_flags.cut_words`)."""
     known = set(backend.known_words()) if isinstance(backend, KnowsWords) else set()
     for cands in free or ():
         for c in cands[:1]:
@@ -86,7 +86,7 @@ def whole_words(source: str, free: str | None, known: Collection[str]) -> WordCh
 
     The search ends a hypothesis only at a word boundary (`fitsub.nmt.search`), but a model can
     still close a stem it had to leave with a short ending of its own ("costruita" ->
-    "costito"); the `cut-word` flag's test catches those (`fitsub.flags.cut_words`). Without the
+    "costito"); the `cut-word` flag's test catches those (`fitsub.quality_flags.cut_words`). Without the
     unconstrained translation there is nothing to compare with: every text passes.
     """
     if free is None:
@@ -131,7 +131,7 @@ class Fitter:
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
 
     def clean(self, u: Unit, text: str) -> bool:
-        """Whether a translation carries no quality flag of its own (`fitsub.flags`)."""
+        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)."""
         return not segment_flags(u.source, text, text, None, True, self.known)
 
 

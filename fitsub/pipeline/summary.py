@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fitsub.flags import count_flags
 from fitsub.pipeline.assemble import SegmentResult
 from fitsub.pipeline.share import GROUP_PATHS, KEPT_WHOLE, SINGLE
+from fitsub.quality_flags import count_flags
 
 
 @dataclass(frozen=True)

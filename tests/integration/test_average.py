@@ -11,8 +11,8 @@ from test_train import TINY, run_cli, write_toy
 
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.nmt.average import average_checkpoints
 from fitsub.nmt.checkpoint import load_checkpoint
+from fitsub.train.average import average_checkpoints
 
 torch.set_num_threads(1)
 

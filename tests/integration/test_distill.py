@@ -14,9 +14,9 @@ from cli_helpers import translate_toy_srt
 
 from fitsub.backend import Candidate, Request
 from fitsub.cli import main
-from fitsub.distill import DistillConfig, distill, output_paths, perturbations
 from fitsub.errors import InputError
 from fitsub.nat.checkpoint import is_cmlm_checkpoint, load_cmlm
+from fitsub.train.distill import DistillConfig, distill, output_paths, perturbations
 from fitsub.units import char_length
 
 torch.set_num_threads(1)
@@ -173,8 +173,8 @@ def test_distill_train_translate_eval_end_to_end(
 def test_cmlm_training_resumes_exactly(toy: Path, tmp_path: Path) -> None:
     from safetensors.torch import load_file
 
-    from fitsub.nmt.train import train
-    from fitsub.nmt.train_config import TrainConfig
+    from fitsub.train.config import TrainConfig
+    from fitsub.train.loop import train
 
     def cfg(out: Path, steps: int, resume: bool = False) -> TrainConfig:
         return TrainConfig.from_options(

@@ -14,7 +14,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from fitsub.nmt.distributed import DistInfo, all_sum, init_distributed, pick_device
+from fitsub.train.distributed import DistInfo, all_sum, init_distributed, pick_device
 
 SCRIPT = textwrap.dedent(
     """
@@ -22,7 +22,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
     import torch
     from safetensors.torch import save_file
-    import fitsub.nmt.train as T
+    import fitsub.train.loop as T
 
     here = Path(sys.argv[1])
     rank = int(os.environ["RANK"])

@@ -12,17 +12,17 @@ import sacrebleu
 from fitsub.backend import Candidate, Request
 from fitsub.budget import Limits
 from fitsub.errors import InputError
-from fitsub.eval_report import bucket_cells, main_cells
-from fitsub.eval_settings import Setting, make_settings
-from fitsub.evaluate import (
+from fitsub.eval.evaluate import (
     ScoreOptions,
     evaluate_hyps,
     evaluate_models,
     sentencepiece_counter,
     translate_all,
 )
-from fitsub.plots import write_plots
-from fitsub.testsets import LoadedSet, TestSet, load_testset, parse_testset
+from fitsub.eval.plots import write_plots
+from fitsub.eval.report import bucket_cells, main_cells
+from fitsub.eval.settings import Setting, make_settings
+from fitsub.eval.testsets import LoadedSet, TestSet, load_testset, parse_testset
 
 SRCS = ["the cat sat on the mat", "hello world", "", "good morning to you all"]
 TABLE = {
@@ -341,7 +341,7 @@ def test_two_thousand_segments_stay_small_in_memory() -> None:
 
 
 def test_band_setting_asks_for_both_bounds() -> None:
-    from fitsub.eval_settings import Setting
+    from fitsub.eval.settings import Setting
 
     req = Setting("band@1", "band", 1.0).request("We have a lot of work to do.")  # 28 chars
     assert (req.target_chars, req.max_chars, req.min_chars) == (28, 28, 26)  # ceil(0.9 × 28)
@@ -349,7 +349,7 @@ def test_band_setting_asks_for_both_bounds() -> None:
 
 
 def test_iso_setting_asks_for_the_lc_band_without_spaces() -> None:
-    from fitsub.eval_settings import Setting
+    from fitsub.eval.settings import Setting
 
     req = Setting("iso@1", "iso", 1.0).request("We have a lot of work to do.")  # 21 without spaces
     assert (req.target_chars, req.min_chars, req.max_chars, req.bound_unit) == (

@@ -194,7 +194,7 @@ def test_constrained_outputs_never_end_in_a_cut_word(backends: dict[str, HFBacke
 
 
 def test_known_words_for_the_cut_word_flag(backends: dict[str, HFBackend]) -> None:
-    from fitsub.flags import KnowsWords
+    from fitsub.quality_flags import KnowsWords
 
     for backend in backends.values():
         assert isinstance(backend, KnowsWords)

@@ -18,8 +18,8 @@ from fitsub.backend import Request  # noqa: E402
 from fitsub.cli import main  # noqa: E402
 from fitsub.errors import InputError  # noqa: E402
 from fitsub.hf.backend import HFBackend  # noqa: E402
-from fitsub.hf.finetune import FinetuneConfig, finetune  # noqa: E402
-from fitsub.nmt.corpus import Corpus  # noqa: E402
+from fitsub.train.corpus import Corpus  # noqa: E402
+from fitsub.train.hf_finetune import FinetuneConfig, finetune  # noqa: E402
 from fitsub.units import char_length  # noqa: E402
 
 
@@ -123,7 +123,7 @@ def test_pe_methods_need_sinusoidal_positions(tmp_path: Path) -> None:
 
 
 def test_fine_tuning_pairs_are_deduplicated_like_fitsub_training(tmp_path: Path) -> None:
-    from fitsub.hf.finetune import read_pairs
+    from fitsub.train.hf_finetune import read_pairs
 
     (tmp_path / "a.en").write_text("Hi there.\nHi there.\nHi there.\nGo.\n", encoding="utf-8")
     (tmp_path / "a.it").write_text("Ciao a te.\nCiao a te.\nSalve a lei.\nVai.\n", encoding="utf-8")

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from fitsub.budget import limits_for
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.eval_settings import Setting, make_settings
+from fitsub.eval.settings import Setting, make_settings
 from fitsub.formats import read_document
 from fitsub.lengthpred.policy import (
     LengthPolicy,
@@ -41,7 +41,7 @@ from fitsub.lengthpred.predictor import (  # noqa: E402
     load_predictor,
     open_for_model,
 )
-from fitsub.lengthpred.training import (  # noqa: E402
+from fitsub.train.length_predictor import (  # noqa: E402
     HeadOptions,
     accuracy,
     fit_predictor,
@@ -146,7 +146,7 @@ def test_save_then_load_gives_identical_predictions(trained: Trained, tmp_path: 
 
 
 def test_features_are_cached(encoder: Encoder, tmp_path: Path) -> None:
-    from fitsub.lengthpred.training import cached_features
+    from fitsub.train.length_predictor import cached_features
 
     texts = sentences(20, seed=3)
     first = cached_features(encoder, texts, tmp_path)
@@ -460,7 +460,7 @@ def test_subword_unit_counts_the_models_pieces_and_converts_to_chars(
 
     import sentencepiece
 
-    from fitsub.lengthpred.training import count_units
+    from fitsub.train.length_predictor import count_units
 
     texts = ["kato rimè so", "lu"]
     sp = sentencepiece.SentencePieceProcessor(model_file=str(model_dir / "spm.model"))

@@ -25,10 +25,10 @@ from fitsub.nat.decode import min_costs
 from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import _cap, levt_decode
 from fitsub.nat.levt_oracle import edits, random_deletion
-from fitsub.nat.train import levt_batch
-from fitsub.nmt.batches import Batch
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.train.batches import Batch
+from fitsub.train.nat_batches import levt_batch
 from fitsub.units import char_length, chars_no_space
 
 torch.set_num_threads(1)

@@ -15,11 +15,11 @@ import torch
 from fitsub.backend import Request
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.nmt import corpus as D
 from fitsub.nmt.backend import NMTBackend
-from fitsub.nmt.run_data import interleave, language_specs, read_corpora
 from fitsub.nmt.tokenizer import Tokenizer, language_tag
-from fitsub.nmt.train_config import TrainConfig
+from fitsub.train import corpus as D
+from fitsub.train.config import TrainConfig
+from fitsub.train.run_data import interleave, language_specs, read_corpora
 
 torch.set_num_threads(1)
 WORDS = "cat dog house red blue big small runs eats sees the man woman child tree".split()

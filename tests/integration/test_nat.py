@@ -15,16 +15,16 @@ from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
 from fitsub.errors import InputError
-from fitsub.flags import KnowsWords
 from fitsub.nat.backend import NATBackend, open_backend
 from fitsub.nat.checkpoint import build_cmlm, cmlm_config, is_cmlm_checkpoint, load_cmlm
 from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.model import CMLM
-from fitsub.nat.train import cmlm_batch
-from fitsub.nmt.batches import Batch
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.quality_flags import KnowsWords
+from fitsub.train.batches import Batch
+from fitsub.train.nat_batches import cmlm_batch
 from fitsub.units import char_length, chars_no_space
 
 torch.set_num_threads(1)

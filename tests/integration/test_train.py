@@ -13,9 +13,9 @@ from safetensors.torch import load_file
 from fitsub.cli import main
 from fitsub.nmt.checkpoint import load_checkpoint
 from fitsub.nmt.loss import projected_nll, smoothed_nll
-from fitsub.nmt.optim import inverse_sqrt_lr
-from fitsub.nmt.train import train
-from fitsub.nmt.train_config import TrainConfig
+from fitsub.train.config import TrainConfig
+from fitsub.train.loop import train
+from fitsub.train.optim import inverse_sqrt_lr
 
 torch.set_num_threads(1)
 

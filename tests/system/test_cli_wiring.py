@@ -17,8 +17,8 @@ from fitsub.cli.console import error_text
 from fitsub.errors import FitsubError, InputError
 
 # torch, transformers and the model code; not `fitsub.lengthpred.policy` (names, no model)
-HEAVY = ("torch", "transformers", "fitsub.nmt", "fitsub.nat", "fitsub.hf", "fitsub.distill")
-HEAVY += ("fitsub.lengthpred.predictor", "fitsub.lengthpred.training", "fitsub.lengthpred.model")
+HEAVY = ("torch", "transformers", "fitsub.nmt", "fitsub.nat", "fitsub.hf", "fitsub.train.distill")
+HEAVY += ("fitsub.lengthpred.predictor", "fitsub.train.length_predictor", "fitsub.lengthpred.model")
 
 
 def imported_by(args: list[str]) -> set[str]:
@@ -40,11 +40,11 @@ def test_help_imports_no_model_code(args: list[str]) -> None:
 
 def test_train_help_imports_no_torch() -> None:
     """`train --help` reads its defaults from the torch-free configs (`fitsub.nmt.config`,
-    `fitsub.nmt.train_config`) and imports nothing else of the model code."""
+    `fitsub.train.config`) and imports nothing else of the model code."""
     assert imported_by(["train", "--help"]) == {
         "fitsub.nmt",
         "fitsub.nmt.config",
-        "fitsub.nmt.train_config",
+        "fitsub.train.config",
     }
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from fitsub.errors import InputError
-from fitsub.nmt import batches as B
-from fitsub.nmt import corpus as D
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.train import batches as B
+from fitsub.train import corpus as D
 from fitsub.units import char_length
 
 WORDS = "cat dog house red blue big small runs eats sees the man woman child tree".split()

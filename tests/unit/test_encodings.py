@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from fitsub.nmt import encodings as enc
+from fitsub.nmt import length_encodings as enc
 
 D = 8
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.flags import (
+from fitsub.quality_flags import (
     CUT_WORD,
     DROPPED_CONTENT,
     FLAG_NAMES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fitsub.flags import NUMBER_CHANGED, number_changes, numbers, segment_flags
 from fitsub.numwords import number_words
+from fitsub.quality_flags import NUMBER_CHANGED, number_changes, numbers, segment_flags
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,6 @@ from factories import tiny_checkpoint
 from fitsub.backend import OutputScore, Request, ScoresOutputs
 from fitsub.budget import limits_for
 from fitsub.errors import InputError
-from fitsub.flags import LOW_QUALITY
 from fitsub.formats import parse_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
@@ -29,6 +28,7 @@ from fitsub.quality import (
     segment_signals,
     text_signals,
 )
+from fitsub.quality_flags import LOW_QUALITY
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000

@@ -25,6 +25,27 @@ def test_no_import_circle_in_the_package() -> None:
     assert s.circles(graph) == []
 
 
+def test_no_import_runs_back_up_the_layers() -> None:
+    s = _structure()
+    graph = s.import_graph(deferred=True)
+    assert "fitsub.train.loop" in graph and "fitsub.nmt.model" in graph["fitsub.train.loop"]
+    assert s.upward_imports(graph) == []
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    s = _structure()
+    graph = {
+        "fitsub.nmt.model": {"fitsub.train.loop", "fitsub.units"},
+        "fitsub.train.loop": {"fitsub.nmt.model", "fitsub.cli.train"},
+        "fitsub.__main__": {"fitsub.cli"},
+        "fitsub.cli": {"fitsub.cli.train"},
+    }
+    assert s.upward_imports(graph) == [
+        ("fitsub.nmt.model", "fitsub.train.loop"),
+        ("fitsub.train.loop", "fitsub.cli.train"),
+    ]
+
+
 def test_the_circle_finder_finds_a_circle() -> None:
     s = _structure()
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}

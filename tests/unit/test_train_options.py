@@ -33,7 +33,7 @@ def test_durations() -> None:
 
 
 def test_deduplication_is_on_for_new_runs_and_off_for_runs_saved_before_it() -> None:
-    from fitsub.nmt.train_config import TrainConfig
+    from fitsub.train.config import TrainConfig
 
     new = TrainConfig.from_options(out_dir="runs/x")
     assert new.dedupe and new.data.dedupe

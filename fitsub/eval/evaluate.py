@@ -1,7 +1,7 @@
 """Translate a test set under each setting and score it (`fitsub eval`).
 
-Settings are `fitsub.eval_settings`'s, test sets `fitsub.testsets`'s; the result is an
-`fitsub.eval_report.EvalReport`. Translation streams in batches and keeps only the output
+Settings are `fitsub.eval.settings`'s, test sets `fitsub.eval.testsets`'s; the result is an
+`fitsub.eval.report.EvalReport`. Translation streams in batches and keeps only the output
 strings, so 2,000 segments cost a few hundred kB beyond the model. The metrics themselves live
 in `fitsub.metrics`.
 """
@@ -17,10 +17,10 @@ from typing import Any
 from fitsub.backend import TranslationBackend
 from fitsub.budget import Limits
 from fitsub.errors import InputError
-from fitsub.eval_report import EvalReport, Row
-from fitsub.eval_settings import Setting, check_ratios
+from fitsub.eval.report import EvalReport, Row
+from fitsub.eval.settings import Setting, check_ratios
+from fitsub.eval.testsets import LoadedSet
 from fitsub.metrics import score, subtitle_compliance, variance
-from fitsub.testsets import LoadedSet
 from fitsub.units import char_length
 
 # (label, done, total): called after each translated batch.
@@ -240,7 +240,7 @@ def _policy_lengths(
 
 def _predictor_accuracy(data: LoadedSet, predicted: Sequence[int]) -> dict[str, Any]:
     """Predicted and source lengths against the references' (Oka et al. 2020, Table 2)."""
-    from fitsub.lengthpred.training import accuracy
+    from fitsub.metrics.length import accuracy
 
     assert data.srcs is not None
     keep = [i for i, s in enumerate(data.srcs) if s.strip() and data.refs[i].strip()]

@@ -1,4 +1,4 @@
-"""Batches of an encoded corpus (`fitsub.nmt.corpus.Encoded`): length-bucketed index batches
+"""Batches of an encoded corpus (`fitsub.train.corpus.Encoded`): length-bucketed index batches
 of at most `max_tokens` padded source + target tokens, shuffled per epoch with the seed and
 sharded per rank (`make_batches`, `shard`), and the padded tensor batches with their length
 signals that the trainer feeds the model (`BatchMaker`).
@@ -13,9 +13,9 @@ import torch
 from torch import Tensor
 
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.corpus import Encoded
 from fitsub.nmt.lengths import LENGTH_TOKENS, perturb
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.train.corpus import Encoded
 
 
 @dataclass

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from torch import Tensor
 from fitsub.errors import InputError
 from fitsub.lengthpred.encoder import Encoder, EncoderSpec
 from fitsub.lengthpred.predictor import UNITS, Head, LengthPredictor, PredictorConfig
+from fitsub.metrics.length import accuracy
 from fitsub.units import char_length
 
 Log = Callable[[str], None]
@@ -44,45 +44,6 @@ class HeadOptions:
     hidden: int = 256
     dropout: float = 0.1
     seed: int = 1
-
-
-@dataclass(frozen=True)
-class Accuracy:
-    """Length prediction against reference lengths (Oka et al. 2020, Table 2, and ±10 %)."""
-
-    n: int
-    mae: float  # mean |pred - ref|
-    mean_error: float  # mean (pred - ref): the bias
-    variance: float  # population variance of pred - ref
-    pearson: float | None
-    within10: float  # share with |pred - ref| <= 0.1 * ref
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        return dict(self.__dict__)
-
-
-def accuracy(pred: Sequence[int], ref: Sequence[int]) -> Accuracy:
-    """MAE, bias, error variance, Pearson r and share within ±10 % of `ref`."""
-    if len(pred) != len(ref) or not ref:
-        raise ValueError(f"need aligned, non-empty lengths; got {len(pred)} and {len(ref)}")
-    err = [p - r for p, r in zip(pred, ref, strict=True)]
-    try:
-        r_val: float | None = statistics.correlation(
-            [float(p) for p in pred], [float(x) for x in ref]
-        )
-    except statistics.StatisticsError:
-        r_val = None
-    return Accuracy(
-        n=len(ref),
-        mae=statistics.fmean(abs(e) for e in err),
-        mean_error=statistics.fmean(err),
-        variance=statistics.pvariance(err),
-        pearson=r_val,
-        within10=statistics.fmean(
-            float(10 * abs(p - r) <= r) for p, r in zip(pred, ref, strict=True)
-        ),
-    )
 
 
 def cached_features(
@@ -279,7 +240,7 @@ def sample_pairs(
     seed: int,
 ) -> tuple[list[str], list[str], dict[str, int]]:
     """Read the named corpora (all of `data_dir` when none), filter, sample; sizes by name."""
-    from fitsub.nmt.corpus import filter_pairs, find_corpora, read_parallel
+    from fitsub.train.corpus import filter_pairs, find_corpora, read_parallel
 
     available = find_corpora(data_dir, src_lang, tgt_lang)
     chosen = list(specs) or [(name, None) for name in available]

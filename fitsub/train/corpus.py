@@ -1,8 +1,8 @@
 """Parallel corpora for training: reading, deduplication, filtering, a dev split by source,
-encoding (a run's whole preparation of them is `fitsub.nmt.run_data.prepare_data`).
+encoding (a run's whole preparation of them is `fitsub.train.run_data.prepare_data`).
 
 Sentences are read once and encoded once into flat numpy arrays (ids + offsets); batches of
-them are `fitsub.nmt.batches`'. Nothing here runs Python per token.
+them are `fitsub.train.batches`'. Nothing here runs Python per token.
 """
 
 from __future__ import annotations

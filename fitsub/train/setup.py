@@ -1,5 +1,5 @@
 """A training run's starting point: resume or fine-tune or start afresh, prepare the data, and
-build the model with this run's length method (`setup_run`, called by `fitsub.nmt.train`)."""
+build the model with this run's length method (`setup_run`, called by `fitsub.train.loop`)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from fitsub.nat.levt import LevT
 from fitsub.nat.model import CMLM
 from fitsub.nmt.checkpoint import build_model, load_checkpoint
 from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.corpus import piece_lengths_in_chars
-from fitsub.nmt.distributed import DistInfo, barrier
 from fitsub.nmt.lengths import fit_thresholds
 from fitsub.nmt.model import Transformer
-from fitsub.nmt.run_data import Prepared, prepare_data
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.nmt.train_config import TrainConfig
-from fitsub.nmt.trainstate import TrainState, load_optimizer_state, recover
+from fitsub.train.config import TrainConfig
+from fitsub.train.corpus import piece_lengths_in_chars
+from fitsub.train.distributed import DistInfo, barrier
+from fitsub.train.run_data import Prepared, prepare_data
+from fitsub.train.state import TrainState, load_optimizer_state, recover
 
 LOG_NAME = "train_log.jsonl"
 

@@ -3,7 +3,7 @@ with the checkpoint as safetensors, never pickled), recovery of a checkpoint dir
 between its two renames, and the training log cut back to the resumed step.
 
 The trainer's counters (`TrainState`: step, epoch, batch, tokens, best, ...) travel in the
-checkpoint's config.json["train"]["state"]; see `fitsub.nmt.train.Trainer`.
+checkpoint's config.json["train"]["state"]; see `fitsub.train.loop.Trainer`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The training loop: label-smoothed cross-entropy, inverse-sqrt warm-up, bf16, compile, DDP, resume.
 
-`train(cfg, callback)` sets the run up (`fitsub.nmt.train_setup`: prepares the data, trains or
+`train(cfg, callback)` sets the run up (`fitsub.train.setup`: prepares the data, trains or
 reuses a tokenizer, builds the model) and runs updates until `max_steps`, `max_time`,
 `max_epochs` or early stopping, writing `OUT/last` (with optimizer state, for `--resume`) and
 `OUT/best` through `fitsub.nmt.checkpoint.save_checkpoint`. Progress goes to `callback` as typed
-events (`fitsub.nmt.events`); this module never prints.
+events (`fitsub.train.events`); this module never prints.
 
 Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
 streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
@@ -30,11 +30,13 @@ from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 
 from fitsub.io import atomic_write_text
-from fitsub.nat.train import LevTBatch, cmlm_batch, levt_batch
-from fitsub.nmt.batches import Batch, BatchMaker, make_batches, shard
 from fitsub.nmt.checkpoint import save_checkpoint
-from fitsub.nmt.dev_bleu import dev_bleu
-from fitsub.nmt.distributed import (
+from fitsub.nmt.loss import projected_nll
+from fitsub.nmt.model import unwrap
+from fitsub.train.batches import Batch, BatchMaker, make_batches, shard
+from fitsub.train.config import TrainConfig
+from fitsub.train.dev_bleu import dev_bleu
+from fitsub.train.distributed import (
     all_sum,
     barrier,
     broadcast_floats,
@@ -42,7 +44,7 @@ from fitsub.nmt.distributed import (
     shutdown,
     tune_cpu_process,
 )
-from fitsub.nmt.events import (
+from fitsub.train.events import (
     Callback,
     DataEvent,
     DoneEvent,
@@ -52,12 +54,10 @@ from fitsub.nmt.events import (
     StepEvent,
     TrainEvent,
 )
-from fitsub.nmt.loss import projected_nll
-from fitsub.nmt.model import unwrap
-from fitsub.nmt.optim import autocast, choose_bf16, inverse_sqrt_lr, make_optimizer, stream_seed
-from fitsub.nmt.train_config import TrainConfig
-from fitsub.nmt.train_setup import LOG_NAME, setup_run
-from fitsub.nmt.trainstate import load_optimizer_tensors, optimizer_tensors, truncate_log
+from fitsub.train.nat_batches import LevTBatch, cmlm_batch, levt_batch
+from fitsub.train.optim import autocast, choose_bf16, inverse_sqrt_lr, make_optimizer, stream_seed
+from fitsub.train.setup import LOG_NAME, setup_run
+from fitsub.train.state import load_optimizer_tensors, optimizer_tensors, truncate_log
 
 
 class Trainer:
@@ -268,7 +268,7 @@ class Trainer:
 
     def _keep_step(self) -> None:
         """Copy `last`'s weights to `OUT/steps/step-NNNNNN` and keep the newest
-        `keep_checkpoints` of them (for `fitsub average`, `fitsub.nmt.average`)."""
+        `keep_checkpoints` of them (for `fitsub average`, `fitsub.train.average`)."""
         if self.info.is_main:
             steps = self.out / "steps"
             dest = steps / f"step-{self.state.step:06d}"

@@ -4,7 +4,7 @@ Takase & Okazaki 2019 (sec. 3.2-3.3, "+PE"): the decoder input at position pos g
 ordinary position encoding PE(pos) plus a length encoding of the remaining or relative length,
     LDPE(pos, len, 2i) = sin((len - pos) / 10000^(2i/d))      (eq. 3-4)
     LRPE(pos, len, 2i) = sin(pos / len^(2i/d))                (eq. 5-6)
-(cosines at 2i+1; the formulas live in `fitsub.nmt.encodings`). Marian's decoder positions are
+(cosines at 2i+1; the formulas live in `fitsub.nmt.length_encodings`). Marian's decoder positions are
 the fixed sinusoids of Vaswani et al., so the length term is added to them without new
 parameters: `LengthPositions` wraps `model.model.decoder.embed_positions` and adds the term for
 the lengths set in `lengths` (one per decoder row; `None`: no length, the plain encoding).
@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from fitsub.nmt.encodings import length_encoding
+from fitsub.nmt.length_encodings import length_encoding
 
 PE_METHODS = ("ldpe+pe", "lrpe+pe")
 

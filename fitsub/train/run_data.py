@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fitsub.errors import InputError
-from fitsub.nmt.corpus import (
+from fitsub.nmt.tokenizer import Tokenizer, language_tag
+from fitsub.train.corpus import (
     Corpus,
     Encoded,
     count_into,
@@ -26,12 +27,11 @@ from fitsub.nmt.corpus import (
     read_prefix,
     split_by_source,
 )
-from fitsub.nmt.distributed import DistInfo, barrier
-from fitsub.nmt.tokenizer import Tokenizer, language_tag
+from fitsub.train.distributed import DistInfo, barrier
 from fitsub.units import char_length
 
 if TYPE_CHECKING:
-    from fitsub.nmt.train_config import DataConfig
+    from fitsub.train.config import DataConfig
 
 
 @dataclass

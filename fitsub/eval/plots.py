@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from fitsub.eval_report import EvalReport, Row  # noqa: E402
+from fitsub.eval.report import EvalReport, Row  # noqa: E402
 from fitsub.io import atomic_write_bytes  # noqa: E402
 
 RATIOS_PNG = "ratios.png"

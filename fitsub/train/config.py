@@ -35,7 +35,7 @@ def default_model() -> ModelConfig:
 
 @dataclass(frozen=True)
 class DataConfig:
-    """What preparing a training run's data needs (`fitsub.nmt.train.TrainConfig.data`)."""
+    """What preparing a training run's data needs (`fitsub.train.loop.TrainConfig.data`)."""
 
     out_dir: str  # where rank 0 writes the trained tokenizer (`spm.model`)
     src_lang: str
@@ -52,7 +52,7 @@ class DataConfig:
     min_ratio: float
     max_ratio: float
     seed: int
-    dedupe: bool = True  # fitsub.nmt.corpus.dedupe, per corpus
+    dedupe: bool = True  # fitsub.train.corpus.dedupe, per corpus
     # a multilingual run's target languages; `{tgt}` in data_dir, train_prefixes and dev_prefix
     # stands for each of them
     tgt_langs: tuple[str, ...] = ()
@@ -132,7 +132,7 @@ class TrainConfig:
 
     @property
     def data(self) -> DataConfig:
-        """What preparing this run's data needs (`fitsub.nmt.run_data.prepare_data`)."""
+        """What preparing this run's data needs (`fitsub.train.run_data.prepare_data`)."""
         m = self.model
         return DataConfig(
             out_dir=self.out_dir, src_lang=m.src_lang, tgt_lang=m.tgt_lang,

@@ -1,6 +1,6 @@
-"""CMLM and LevT training pieces used by `fitsub.nmt.train` when `--arch cmlm` / `--arch levt`.
+"""CMLM and LevT training pieces used by `fitsub.train.loop` when `--arch cmlm` / `--arch levt`.
 
-The trainer builds its ordinary AR batches (`fitsub.nmt.batches`) and `cmlm_batch` turns each
+The trainer builds its ordinary AR batches (`fitsub.train.batches`) and `cmlm_batch` turns each
 into a CMLM batch (Ghazvininejad et al. 2019, sec. 2): for a target of n pieces, a number of
 pieces k uniform in 1..n is drawn, then k positions uniformly at random; the decoder input has
 those positions masked, and the loss (the trainer's label-smoothed NLL on non-pad targets) is taken
@@ -25,9 +25,9 @@ from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import levt_decode
 from fitsub.nat.levt_oracle import random_deletion
 from fitsub.nat.model import CMLM
-from fitsub.nmt.batches import Batch
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.lengths import perturb
+from fitsub.train.batches import Batch
 
 
 def cmlm_batch(

@@ -8,13 +8,13 @@ import torch
 
 from fitsub.nat.levt import LevT
 from fitsub.nat.model import CMLM
-from fitsub.nat.train import levt_oracle_decode, oracle_decode
-from fitsub.nmt.batches import BatchMaker
-from fitsub.nmt.corpus import Corpus, Encoded
 from fitsub.nmt.model import Transformer
-from fitsub.nmt.optim import autocast
 from fitsub.nmt.search import beam_search
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.train.batches import BatchMaker
+from fitsub.train.corpus import Corpus, Encoded
+from fitsub.train.nat_batches import levt_oracle_decode, oracle_decode
+from fitsub.train.optim import autocast
 
 
 def dev_bleu(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from fitsub.nmt.run_data import DataReport
+from fitsub.train.run_data import DataReport
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.eval_settings import Setting
+from fitsub.eval.settings import Setting
 from fitsub.metrics import RateResult, RatioStats, SettingMetrics
 
 

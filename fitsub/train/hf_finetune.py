@@ -7,9 +7,9 @@ fine-tuning run on its own data with the length information added.
   (1/3 and 2/3 quantiles of this data's ratios); the token is prepended to the source (after a
   Marian / T5 language prefix). New tokens are added to the tokenizer and the embeddings.
 * `ldpe+pe` / `lrpe+pe` (Takase & Okazaki 2019, "+PE"): the decoder's sinusoidal position
-  encoding gets the length-difference or length-ratio encoding added (`fitsub.hf.encoding`), the
+  encoding gets the length-difference or length-ratio encoding added (`fitsub.hf.length_positions`), the
   length being the reference's number of pieces. Only for Marian, whose decoder positions are
-  the fixed sinusoids `fitsub.hf.encoding` wraps; other families are told to use `tok`.
+  the fixed sinusoids `fitsub.hf.length_positions` wraps; other families are told to use `tok`.
 The result, `OUT/best`, is an ordinary model directory (`save_pretrained`, safetensors) plus
 `fitsub.json` naming the base model, the method, the thresholds and chars per piece, which
 `fitsub translate --model OUT/best` loads (`fitsub.hf.backend.HFBackend`).
@@ -30,12 +30,12 @@ import torch
 
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.encoding import PE_METHODS, attach, detach
 from fitsub.hf.languages import source_text, target_language
+from fitsub.hf.length_positions import PE_METHODS, attach, detach
 from fitsub.hf.loading import META, META_FORMAT, load_pretrained
 from fitsub.io import atomic_write_text
-from fitsub.nmt.corpus import Corpus, filter_pairs
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
+from fitsub.train.corpus import Corpus, filter_pairs
 from fitsub.units import char_length
 
 HF_METHODS = ("tok", *PE_METHODS)
@@ -222,8 +222,8 @@ def read_pairs(
     data: Path | None, corpus: list[str], prefixes: list[str], src: str, tgt: str, seed: int
 ) -> Corpus:
     """The training pairs `fitsub train` names (`--data` [+ `--corpus`] and / or `--train`), each
-    corpus deduplicated as for fitsub's own models (`fitsub.nmt.corpus.dedupe`)."""
-    from fitsub.nmt.corpus import count_into, dedupe, load_data_dir, read_prefix
+    corpus deduplicated as for fitsub's own models (`fitsub.train.corpus.dedupe`)."""
+    from fitsub.train.corpus import count_into, dedupe, load_data_dir, read_prefix
 
     pairs, dropped = Corpus(), dict[str, int]()
     if data is not None:
