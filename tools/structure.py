@@ -129,20 +129,24 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 # The layers (docs/development.md): a package on the left never imports one on the right.
 # The model packages know nothing of training, evaluation, the pipeline or the CLI; `nmt` (the
-# autoregressive Transformer) is the base that `nat` and the adapters build on; training and
-# evaluation are siblings; only the CLI and `fitsub.__main__` import the CLI.
+# autoregressive Transformer) is the base that `nat` and the adapters build on, and the model
+# families know nothing of each other (`hf` never imports `nat`); `fitsub.registry` (which model
+# `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
+# the pipeline, training and evaluation are handed a backend. Training and evaluation are
+# siblings; only the CLI and `fitsub.__main__` import the CLI.
 MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
-HIGHER = ("train", "eval", "pipeline", "review_page", "cli")
+HIGHER = ("registry", "train", "eval", "pipeline", "review_page", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
     "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
     "nat": ("hf", "lengthpred", "convert", *HIGHER),
+    "hf": ("nat", *HIGHER),
     "metrics": (*MODELS, *HIGHER),
     "formats": (*MODELS, *HIGHER),
     "markup": (*MODELS, "formats", *HIGHER),
-    "pipeline": ("train", "eval", "review_page", "cli"),
-    "train": ("eval", "pipeline", "review_page", "cli"),
-    "eval": ("train", "pipeline", "review_page", "cli"),
+    "pipeline": ("registry", "train", "eval", "review_page", "cli"),
+    "train": ("registry", "eval", "pipeline", "review_page", "cli"),
+    "eval": ("registry", "train", "pipeline", "review_page", "cli"),
 }
 
 

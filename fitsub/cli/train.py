@@ -199,7 +199,7 @@ def train_cmd(
         raise InputError(None, "no target language", setting="tgt")
     tgt = targets[0]
     if init_from is not None and not resume:
-        from fitsub.hf.dispatch import is_hf_model
+        from fitsub.hf.loading import is_hf_model
 
         if is_hf_model(init_from):  # a Hugging Face model directory or hub id: fitsub.hf
             if len(targets) > 1:

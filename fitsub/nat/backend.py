@@ -27,23 +27,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import torch
 
 from fitsub.backend import Candidate, Request
 from fitsub.errors import InputError
-from fitsub.nat.checkpoint import is_nat_checkpoint, load_nat
+from fitsub.nat.checkpoint import load_nat
 from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import levt_decode
-from fitsub.nat.model import ARCH_KEY
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
 from fitsub.units import SPACE_MARK, char_length, chars_no_space, chars_to_no_space, subword_target
-
-if TYPE_CHECKING:
-    from fitsub.nmt.backend import NMTBackend
 
 
 @dataclass(frozen=True)
@@ -85,7 +80,7 @@ class NATBackend:
         if threads is not None and self.device.type == "cpu":
             torch.set_num_threads(max(1, threads))
         self.model, self.tokenizer, self.cfg, self.meta = load_nat(model_dir, self.device)
-        self.arch = str(self.cfg.extra.get(ARCH_KEY))
+        self.arch = self.cfg.arch
         if length_candidates is None:  # a LevT chooses its own length around the signal
             length_candidates = 1 if isinstance(self.model, LevT) else 3
         if self.cfg.length_token and self.cfg.length_thresholds is None:
@@ -242,26 +237,3 @@ class NATBackend:
             return [Candidate(o.text, o.score, True) for o in sorted(fitting, key=key)[:n_best]]
         short = sorted(uniq, key=lambda o: (o.chars == 0, o.chars, -o.mean))[:n_best]
         return [Candidate(o.text, o.score, False) for o in short]
-
-
-def open_backend(
-    model_dir: Path,
-    device: str = "auto",
-    beam: int = 5,
-    batch_size: int = 32,
-    threads: int | None = None,
-    iterations: int = 10,
-    lang: str | None = None,
-) -> NMTBackend | NATBackend:
-    """The backend for a fitsub checkpoint: `NATBackend` for a CMLM or a LevT (its config's
-    `extra.arch`), else the autoregressive `NMTBackend` (beam search)."""
-    # looked up when called (tests stand a double in for fitsub.nmt.backend)
-    from fitsub.nmt.backend import NMTBackend
-
-    if is_nat_checkpoint(model_dir):
-        return NATBackend(
-            model_dir, device=device, iterations=iterations, batch_size=batch_size, threads=threads
-        )
-    return NMTBackend(
-        model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=lang
-    )

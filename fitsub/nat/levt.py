@@ -54,10 +54,11 @@ from torch import Tensor, nn
 
 from fitsub.nat.levt_oracle import edits
 from fitsub.nat.model import OnTransformer
+from fitsub.nmt.config import Arch
 from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.loss import projected_nll
 
-LEVT_ARCH = "levt"
+LEVT_ARCH: Arch = "levt"  # ModelConfig.arch of a LevT checkpoint
 MAX_PLACEHOLDERS = 255  # per slot; the placeholder classifier has 256 classes (fairseq)
 PLH_SMOOTHING = 0.01  # label smoothing of the placeholder loss (fairseq)
 

@@ -34,17 +34,11 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.config import Arch, ModelConfig
 from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.model import Transformer
 
-ARCH_KEY = "arch"  # ModelConfig.extra[ARCH_KEY] == "cmlm" marks a CMLM checkpoint
-CMLM_ARCH = "cmlm"
-
-
-def is_cmlm(cfg: ModelConfig) -> bool:
-    """Whether a model config describes a CMLM (else an autoregressive `Transformer`)."""
-    return cfg.extra.get(ARCH_KEY) == CMLM_ARCH
+CMLM_ARCH: Arch = "cmlm"  # ModelConfig.arch of a CMLM checkpoint
 
 
 class OnTransformer(nn.Module):

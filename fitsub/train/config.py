@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from fitsub.errors import InputError
-from fitsub.nmt.config import ARCHS, METHODS, NOISE_MODES, ModelConfig
+from fitsub.nmt.config import ARCHS, METHODS, NOISE_MODES, Arch, ModelConfig
 from fitsub.units import LengthUnit
 
 PRECISIONS = ("auto", "bf16", "fp32")
@@ -73,7 +73,7 @@ class TrainConfig:
     dev_size: int = 500
     spm_sentences: int = 300_000  # sentences sampled per side to train SentencePiece
     init_from: str | None = None  # fine-tune this checkpoint (its tokenizer and architecture)
-    arch: str = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
+    arch: Arch = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
     # data filtering
     max_pieces: int = 200  # per sentence and side
     min_ratio: float = 1 / 3
