@@ -58,11 +58,19 @@ def distill_cmd(
     check_device(device)
     mode = length or ("reference" if reference is not None else "source")
     cfg = DistillConfig(
-        source=str(source), out=str(out), model=str(model),
+        source=str(source),
+        out=str(out),
+        model=str(model),
         reference=None if reference is None else str(reference),
-        src_lang=src_lang, tgt_lang=tgt_lang, length=mode, noise=noise, noise_mode=noise_mode,
-        seed=seed, limit=limit, group=max(batch_size * 8, 64),
-    )  # fmt: skip
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        length=mode,
+        noise=noise,
+        noise_mode=noise_mode,
+        seed=seed,
+        limit=limit,
+        group=max(batch_size * 8, 64),
+    )
     cfg.validate()
     mcfg = read_config(model)["model"]
     try:

@@ -195,25 +195,39 @@ def eval_cmd(
     quality, lengths = (bleu, lr) if (bleu or lr) else (True, True)
     options = ScoreOptions(quality=quality, lengths=lengths, tokenize=tokenize, limits=limits)
     ratios = _ratios(ratio)
-    sets = _testsets(src or [], ref or [], hyp or [], testset or [], src_lang, lang)
+    sets = _testsets(
+        src=src or [],
+        ref=ref or [],
+        hyp=hyp or [],
+        specs=testset or [],
+        src_lang=src_lang,
+        lang=lang,
+    )
     _check_outputs(sets, json_out, markdown, plot)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:
-        report = _score_given(loaded, ratios, options, model or [], src_lang, lang)
+        report = _score_given(
+            loaded=loaded,
+            ratios=ratios,
+            options=options,
+            models=model or [],
+            src_lang=src_lang,
+            lang=lang,
+        )
     else:
         report = _translate_and_score(
-            loaded,
-            ratios,
-            options,
-            model or [],
-            split_list(settings) or ["unconstrained", "length"],
-            src_lang,
-            lang,
-            device,
-            beam,
-            batch_size,
-            quiet,
-            threads,
+            loaded=loaded,
+            ratios=ratios,
+            options=options,
+            models=model or [],
+            modes=split_list(settings) or ["unconstrained", "length"],
+            src_lang=src_lang,
+            lang=lang,
+            device=device,
+            beam=beam,
+            batch_size=batch_size,
+            quiet=quiet,
+            threads=threads,
             policies=[check_policy(p) for p in split_list(length_policy)] or ["source"],
             predictor_dir=length_predictor,
         )
@@ -265,7 +279,9 @@ def _translate_and_score(
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
     dirs = _model_dirs(models, src_lang, lang)
     setting_list = make_settings(modes, ratios, dirs, policies)
-    predictors = _predictors(dirs, policies, predictor_dir, src_lang, lang)
+    predictors = _predictors(
+        dirs=dirs, policies=policies, predictor_dir=predictor_dir, src_lang=src_lang, lang=lang
+    )
 
     def predictor(d: Path | None) -> Callable[[Sequence[str]], list[int]]:
         if d is None or d not in predictors:
@@ -332,7 +348,13 @@ def _predictors(
     predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
     for d in dirs:
         owned = d if registry.model_kind(d).is_checkpoint else None
-        policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
+        policy = open_policy(
+            name="predicted",
+            predictor_dir=predictor_dir,
+            model_dir=owned,
+            src_lang=src_lang,
+            tgt_lang=lang,
+        )
         assert policy.predict is not None
         predictors[d] = policy.predict
     return predictors

@@ -74,7 +74,13 @@ def with_policy(
         raise InputError(None, "--length-policy predicted needs a model; identity has none")
     located = registry.locate(model, src_lang=src_lang, lang=lang)
     owned = located if registry.model_kind(located).is_checkpoint else None
-    policy = open_policy(length_policy, length_predictor, owned, src_lang, lang)
+    policy = open_policy(
+        name=length_policy,
+        predictor_dir=length_predictor,
+        model_dir=owned,
+        src_lang=src_lang,
+        tgt_lang=lang,
+    )
     return dataclasses.replace(opts, length=policy)
 
 

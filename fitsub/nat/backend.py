@@ -146,14 +146,16 @@ class NATBackend:
             budget = torch.tensor([-1 if r.budget is None else r.budget for r in rows])
         bare = torch.tensor([requests[r.req].bounds_without_spaces for r in rows])
         if isinstance(self.model, LevT):
-            return self._decode_levt(rows, requests, src, lengths, budget, bare)
+            return self._decode_levt(
+                rows=rows, requests=requests, src=src, lengths=lengths, budget=budget, bare=bare
+            )
         out = mask_predict(
-            self.model,
-            src.to(self.device),
-            lengths,
-            self.iterations,
-            budget,
-            bare if bool(bare.any()) else None,
+            model=self.model,
+            src=src.to(self.device),
+            lengths=lengths,
+            iterations=self.iterations,
+            budget=budget,
+            no_space=bare if bool(bare.any()) else None,
         )
         toks, lps = out.tokens.tolist(), out.logp.sum(dim=1).tolist()
         res = []
@@ -176,12 +178,12 @@ class NATBackend:
         iteration's output that fits (module docstring)."""
         assert isinstance(self.model, LevT)
         out = levt_decode(
-            self.model,
-            src.to(self.device),
-            lengths,
-            self.iterations,
-            budget,
-            bare if bool(bare.any()) else None,
+            model=self.model,
+            src=src.to(self.device),
+            tgt_len=lengths,
+            max_iter=self.iterations,
+            budget=budget,
+            no_space=bare if bool(bare.any()) else None,
         )
         steps = [(out.tokens, out.logp), *reversed(out.history)]
         res = []

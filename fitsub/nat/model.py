@@ -117,14 +117,26 @@ class CMLM(OnTransformer):
         if cfg.encoding != "sinusoidal" and tgt_len is not None:
             length = tgt_len.to(torch.float32)[:, None]  # (B, 1)
             le = length_encoding(
-                cfg.encoding, pos.expand(B, N), length.clamp(min=0), cfg.d_model, cfg.rel_classes
+                encoding=cfg.encoding,
+                pos=pos.expand(B, N),
+                length=length.clamp(min=0),
+                d_model=cfg.d_model,
+                n_classes=cfg.rel_classes,
             )  # (B, N, D)
             x = x + le * length.ge(0)[:, :, None]
         x = base.drop(x)
         src_mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         self_mask = ~key_pad[:, None, None, :]  # (B, 1, 1, N) attend to every non-pad piece
         for i, layer in enumerate(base.dec_layers):
-            x = layer(x, memory, src_mask, self_mask, False, None, i)
+            x = layer(
+                x,
+                memory=memory,
+                src_mask=src_mask,
+                self_mask=self_mask,
+                causal=False,
+                cache=None,
+                layer=i,
+            )
         result: Tensor = base.dec_norm(x)  # (B, N, D)
         return result
 

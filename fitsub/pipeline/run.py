@@ -132,7 +132,14 @@ class Fitter:
 
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)."""
-        return not segment_flags(u.source, text, text, None, True, self.known)
+        return not segment_flags(
+            source=u.source,
+            fitted=text,
+            unconstrained=text,
+            budget_chars=None,
+            model_fits=True,
+            known=self.known,
+        )
 
 
 def _dialogue_fits(
@@ -197,7 +204,7 @@ def keep_fitting(
             continue
         _, lost = u.shield.restore(u.pick(free[ui]).text)
         path = paths[ui] if len(u.cues) > 1 else _path(u, multi)
-        out.accept(u, parts, True, lost, texts[ui], path, refitted=False)
+        out.accept(u, parts, fits=True, lost=lost, free=texts[ui], path=path, refitted=False)
     return refit
 
 
@@ -225,14 +232,14 @@ def choose(
         parts, path = fitter.parts(u, text)
         if parts is not None:
             path = path if len(u.cues) > 1 else _path(u, multi)
-            out.accept(u, parts, True, lost, free_text, path)
+            out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
     kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
     text, lost = u.shield.restore(shortest.text)
     if len(u.cues) > 1:
         return Pending(u, char_length(text), free_text)
-    out.accept(u, [text], False, lost, free_text, _path(u, multi))
+    out.accept(u, [text], fits=False, lost=lost, free=free_text, path=_path(u, multi))
     return None
 
 
@@ -263,7 +270,7 @@ def settle(
     fitted = runner.translate([u.request(u.budget, opts.min_ratio) for u in todo])
     pending: list[Pending] = []
     for u, k, cands in zip(todo, refit, fitted, strict=True):
-        waiting = choose(u, cands, free[k], fitter, out, multi)
+        waiting = choose(u=u, fitted=cands, free=free[k], fitter=fitter, out=out, multi=multi)
         if waiting is not None:
             pending.append(waiting)
     return pending, fitter
@@ -305,7 +312,7 @@ def retranslate(
                 text, lost = u.shield.restore(cand.text)
                 parts, _ = fit.share(u, text) if whole(text) else (None, "")
                 if parts is not None:
-                    out.accept(u, parts, cand.fits, lost, p.free, RETRANSLATED)
+                    out.accept(u, parts, fits=cand.fits, lost=lost, free=p.free, path=RETRANSLATED)
                     break
             else:
                 shortest = char_length(u.restored(u.pick(cands)))
@@ -326,12 +333,12 @@ def per_cue(
     unconstrained translations made here."""
     singles = [
         make_unit(
-            planned[i].protected.plain,  # type: ignore[union-attr]
-            b,
-            (i,),
-            (b,),
-            p.unit.group,
-            opts.glossary,
+            source=planned[i].protected.plain,  # type: ignore[union-attr]
+            budget=b,
+            cues=(i,),
+            cue_budgets=(b,),
+            group=p.unit.group,
+            glossary=opts.glossary,
         )
         for p in pending
         for i, b in zip(p.unit.cues, p.unit.cue_budgets, strict=True)
