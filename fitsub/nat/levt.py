@@ -126,18 +126,7 @@ class LevT(OnTransformer):
         x = base.drop(x)
         src_mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         self_mask = y.ne(cfg.pad_id)[:, None, None, :]  # (B, 1, 1, T) bidirectional, no pads
-        for i, layer in enumerate(base.dec_layers):
-            x = layer(
-                x,
-                memory=memory,
-                src_mask=src_mask,
-                self_mask=self_mask,
-                causal=False,
-                cache=None,
-                layer=i,
-            )
-        result: Tensor = base.dec_norm(x)  # (B, T, D)
-        return result
+        return self.bidirectional(x, memory, src_mask=src_mask, self_mask=self_mask)  # (B, T, D)
 
     def placeholder_logits(
         self, y: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None

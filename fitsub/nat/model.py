@@ -85,6 +85,24 @@ class OnTransformer(nn.Module):
         """src (B, S) -> memory (B, S, D), src_pad (B, S): the AR model's encoder."""
         return self.base.encode(src)
 
+    def bidirectional(
+        self, x: Tensor, memory: Tensor, *, src_mask: Tensor, self_mask: Tensor
+    ) -> Tensor:
+        """The AR model's decoder layers and final norm over the embedded target `x`, every
+        position attending to every position `self_mask` allows (no causal mask, no cache)."""
+        for i, layer in enumerate(self.base.dec_layers):
+            x = layer(
+                x,
+                memory=memory,
+                src_mask=src_mask,
+                self_mask=self_mask,
+                causal=False,
+                cache=None,
+                layer=i,
+            )
+        result: Tensor = self.base.dec_norm(x)
+        return result
+
 
 class CMLM(OnTransformer):
     """Conditional masked language model over fitsub's Transformer (see the module docstring)."""
@@ -127,18 +145,7 @@ class CMLM(OnTransformer):
         x = base.drop(x)
         src_mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         self_mask = ~key_pad[:, None, None, :]  # (B, 1, 1, N) attend to every non-pad piece
-        for i, layer in enumerate(base.dec_layers):
-            x = layer(
-                x,
-                memory=memory,
-                src_mask=src_mask,
-                self_mask=self_mask,
-                causal=False,
-                cache=None,
-                layer=i,
-            )
-        result: Tensor = base.dec_norm(x)  # (B, N, D)
-        return result
+        return self.bidirectional(x, memory, src_mask=src_mask, self_mask=self_mask)  # (B, N, D)
 
     def decode(
         self, tgt: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None

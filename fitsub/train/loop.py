@@ -9,8 +9,8 @@ events (`fitsub.train.events`); this module never prints.
 Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
 streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
 
-Beside it: settings (`train_config`), data (`corpus`), batches, schedule and optimizer (`optim`),
-`--resume` state (`trainstate`), the loss (`loss`: non-pad target rows, the output projection).
+Beside it in `fitsub.train`: `config`, `corpus` / `run_data`, `batches`, `optim` (schedule and
+optimizer), `state` (`--resume`); the loss is `fitsub.nmt.loss` (non-pad rows, output projection).
 """
 
 from __future__ import annotations
