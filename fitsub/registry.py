@@ -11,7 +11,8 @@
 * no `--model`: the shipped (or $FITSUB_MODEL_DIR) checkpoint for the language pair.
 
 Adding a kind of model is one `ModelKind` member, one case of `model_kind` and one entry of
-`LOADERS`. Nothing here imports torch or transformers until a model is opened.
+`LOADERS`. Importing this module imports no model code (`fitsub translate --help` stays light):
+the model packages are imported when a model is located or opened.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fitsub.backend import TranslationBackend
-from fitsub.hf.loading import is_hf_model
 from fitsub.identity import IdentityBackend, is_identity
-from fitsub.nmt.config import Arch
+
+if TYPE_CHECKING:
+    from fitsub.nmt.config import Arch
 
 
 class ModelKind(enum.Enum):
@@ -72,9 +75,9 @@ def _identity(model: Path, how: LoadOptions) -> TranslationBackend:
 
 
 def _autoregressive(model: Path, how: LoadOptions) -> TranslationBackend:
-    from fitsub.nmt import backend as nmt_backend  # looked up when called: a test's double
+    from fitsub.nmt.backend import NMTBackend
 
-    return nmt_backend.NMTBackend(
+    return NMTBackend(
         model,
         device=how.device,
         beam=how.beam,
@@ -130,17 +133,21 @@ def locate(model: Path | None, *, src_lang: str, lang: str) -> Path:
     """The model `--model` names: `identity`, a Hugging Face directory or hub id as given; else
     the fitsub checkpoint directory, the pair's shipped one when `model` is None
     (`ModelMissingError` saying how to get one when there is none)."""
+    from fitsub.hf.loading import is_hf_model
+
     if model is not None and (is_identity(model) or is_hf_model(model)):
         return Path(str(model))
-    from fitsub.nmt import backend as nmt_backend  # looked up when called: a test's double
+    from fitsub.nmt.backend import resolve_model_dir
 
-    return nmt_backend.resolve_model_dir(model, src_lang, lang)
+    return resolve_model_dir(model, src_lang, lang)
 
 
 def model_kind(model: Path) -> ModelKind:
     """The kind of the model `locate` gave. A fitsub checkpoint is of the family its config
     names; one whose config cannot be read counts as autoregressive (its loader then says in one
     line what is wrong)."""
+    from fitsub.hf.loading import is_hf_model
+
     if is_identity(model):
         return ModelKind.IDENTITY
     if is_hf_model(model):
