@@ -16,7 +16,8 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   model is of this source at all (a source it cannot translate scores low however it is fitted);
 * `agreement`: sentence chrF between the fitted and the unconstrained translation, over 100
   (1.0 when they agree; none when the unconstrained one was not computed);
-* `length_ratio`: |log(output characters / source characters)| (too short or too long);
+* `length_ratio`: |log((output characters + 10) / (source characters + 10))| (too short or too
+  long; the 10 characters of smoothing keep "Why?" -> "Perché?" from looking 75 % too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
 * `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`);
 * `short`: 1.0 when the source has at most `SHORT_CHARS` characters (a subtitle-length line),
@@ -65,6 +66,7 @@ FEATURES: tuple[str, ...] = (
     "short",
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
+LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
 
 
 def feature_value(name: str, signals: Mapping[str, float | None]) -> float | None:
@@ -100,6 +102,11 @@ class QualityModel:
     wrong_chrf_short: float = 30.0  # ... and under this one for short sources
     about: str = ""
     thresholds: tuple[tuple[str, float], ...] = ()  # per target language, calibrated there
+    # each feature's range in the calibration data (1st to 99th percentile): a value outside is
+    # taken at the bound, so that the linear model never extrapolates (a 4-character source
+    # counts as the shortest ones calibrated, not as far shorter); empty: no clipping
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
 
     def threshold_for(self, lang: str | None) -> float:
         """The flag threshold for target language `lang` (`de`, `de-AT`): its own when it was
@@ -110,10 +117,14 @@ class QualityModel:
     def score(self, signals: Mapping[str, float | None]) -> float:
         """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
         z = self.intercept
-        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef, strict=True):
+        n = len(self.features)
+        low = self.low or (-math.inf,) * n
+        high = self.high or (math.inf,) * n
+        rows = zip(self.features, self.mean, self.scale, self.coef, low, high, strict=True)
+        for name, mu, sd, w, lo, hi in rows:
             x = feature_value(name, signals)
             if x is not None:
-                z += w * (x - mu) / (sd or 1.0)
+                z += w * (min(max(x, lo), hi) - mu) / (sd or 1.0)
         return 1.0 - _sigmoid(z)
 
     def to_dict(self) -> dict[str, Any]:
@@ -147,12 +158,16 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
             thresholds=tuple(
                 (str(k), float(v)) for k, v in dict(data.get("thresholds", {})).items()
             ),
+            low=tuple(float(x) for x in data.get("low", ())),
+            high=tuple(float(x) for x in data.get("high", ())),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(Path(path), f"not a quality model ({err})") from None
-    if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
+    if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(
+        len(bound) not in (0, n) for bound in (model.low, model.high)
+    ):
         raise InputError(Path(path), "not a quality model (lists of different lengths)")
-    numbers = (*model.mean, *model.scale, *model.coef, model.intercept)
+    numbers = (*model.mean, *model.scale, *model.coef, model.intercept, *model.low, *model.high)
     if not all(math.isfinite(x) for x in numbers):
         raise InputError(Path(path), "not a quality model (a weight is not a finite number)")
     cuts = (model.threshold, *(t for _, t in model.thresholds))
@@ -209,7 +224,7 @@ def text_signals(source: str, fitted: str, unconstrained: str | None) -> dict[st
         agreement = 1.0 if unconstrained == fitted else sentence_chrf(fitted, unconstrained) / 100
     return {
         "agreement": agreement,
-        "length_ratio": abs(math.log(n_out / n_src)),
+        "length_ratio": abs(math.log((n_out + LENGTH_SMOOTHING) / (n_src + LENGTH_SMOOTHING))),
         "source_length": math.log(n_src),
         "copied": copied_share(source, fitted),
         "short": 1.0 if n_src <= SHORT_CHARS else 0.0,

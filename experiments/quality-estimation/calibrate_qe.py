@@ -185,11 +185,16 @@ def signals(lang: str, dropout_passes: int) -> None:
 
 
 def load_all() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each language's cached signals, each distinct source once (TED's "(Applause)" and
+    "Thank you." would otherwise vote a dozen times)."""
     out = {}
     for lang in LANGS:
         path = CACHE / f"en-{lang}.signals.jsonl"
         if path.is_file():
-            out[lang] = read_jsonl(path)
+            head, rows = read_jsonl(path)
+            seen: set[str] = set()
+            kept = [r for r in rows if not (r["source"] in seen or seen.add(r["source"]))]
+            out[lang] = (head, kept)
     return out
 
 
@@ -215,7 +220,7 @@ def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
         after: Counter[str] = Counter()
         hit_b: Counter[str] = Counter()
         hit_a: Counter[str] = Counter()
-        for r, d, is_wrong in zip(rs, dec, wrong(rs), strict=True):
+        for d, is_wrong in zip(dec, wrong(rs), strict=True):
             new = segment_flags(d["source"], d["fitted"], d["unconstrained"], d["budget"],
                                 d["model_fits"], known, tgt_lang=lang)  # fmt: skip
             for names, count, hit in ((set(d["old_flags"]), before, hit_b),
