@@ -1,26 +1,30 @@
 """Calibrate fitsub's quality estimate (`fitsub.quality`) on dev data with references.
 
-    python experiments/quality-estimation/calibrate_qe.py decode  --lang it [--mustc 200] [--pud 200]
+    python experiments/quality-estimation/calibrate_qe.py decode  --lang it --mustc 150 --pud 150 --short 120
     python experiments/quality-estimation/calibrate_qe.py signals --lang it
-    python experiments/quality-estimation/calibrate_qe.py fit     [--write]
+    python experiments/quality-estimation/calibrate_qe.py fit     [--write] [--flags]
+    python experiments/quality-estimation/calibrate_qe.py read    [--agree]
 
-Three steps, each cached under `runs/qe/` (git-ignored), so that the one shared CPU core decodes
+Steps, each cached under `runs/qe/` (git-ignored), so that the one shared CPU core decodes
 each dev line once:
 
-* `decode`: the first `--mustc` lines of dev/mustc-tst-common-a and `--pud` lines of dev/ud-pud
-  (never test/) translated as a `.txt` document with the shipped model `models/en-XX` and the
-  CLI's defaults (`fitsub.pipeline.translate_document`, budget = the source's length), one
-  thread; records the fitted and unconstrained texts, the flags of the time, the n-best lists
-  and the seconds spent. Output: `runs/qe/en-XX.decode.jsonl`.
+* `decode`: the first `--mustc` lines of dev/mustc-tst-common-a and `--pud` lines of dev/ud-pud,
+  plus up to `--short` short lines (source of at most 40 characters, each once) from each of the
+  rest of those sets and dev/multi30k-val (never test/), translated as a `.txt` document with
+  the shipped model `models/en-XX` and the CLI's defaults (`fitsub.pipeline.translate_document`,
+  budget = the source's length), one thread; records the fitted and unconstrained texts, the
+  flags of the time, the n-best lists and the seconds spent. Output: `runs/qe/en-XX.decode.jsonl`.
 * `signals`: each line's quality signals (`fitsub.quality.segment_signals`: forced-decoding
   log-probability, Monte-Carlo dropout spread, agreement, length ratio, ...) plus the n-best
   agreement, the sentence chrF against the reference and the seconds spent scoring.
   Output: `runs/qe/en-XX.signals.jsonl`.
-* `fit`: the label `wrong` (sentence chrF < `WRONG_CHRF`), a logistic regression of it on the
-  standardised signals (`fitsub.quality.FEATURES`), the threshold, and the tables of
-  docs/results/quality.md (recall / precision / share flagged of the old flags, each signal
-  alone, the combined score; leave-one-language-out as well as pooled). `--write` stores the
-  coefficients in `fitsub/quality_model.json`.
+* `fit` (`qe_fit.py`): the label `wrong` (the same rule at every length: chrF, content dropped,
+  untranslated), a logistic regression of it on the standardised, clipped signals and their
+  interactions, the thresholds, and the tables of docs/results/quality.md split by source
+  length (old flags, the previous model from `runs/qe/previous_model.json`, the new score,
+  leave-one-language-out, each signal alone). `--write` stores `fitsub/quality_model.json`.
+* `read`: 60 short lines to read and mark (`runs/qe/reading.tsv`); `--agree`: how often
+  chrF thresholds and the label agree with the marks.
 """
 
 from __future__ import annotations
@@ -212,7 +216,9 @@ def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
     print("| lang | " + " | ".join(FLAG_NAMES[:-1]) + " | any |")
     print("|---|" + "---|" * len(FLAG_NAMES))
     for lang, rs in rows.items():
-        _, dec = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
+        _, every = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
+        seen: set[str] = set()  # each source once, as load_all keeps them
+        dec = [d for d in every if not (d["source"] in seen or seen.add(d["source"]))]
         known = set(NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu").known_words())
         for d in dec:
             known.update(words(d["unconstrained"] or ""))

@@ -41,7 +41,7 @@ FIT_SIGNALS = (
     "logprob*short",
     "entropy*short",
 )
-ALONE = (*FIT_SIGNALS[:8], "rarest_word", "dropout_std", "dropout_mean", "nbest_agreement")
+ALONE = (*FIT_SIGNALS[:8], "dropout_std", "dropout_mean", "nbest_agreement")
 HIGH_IS_WRONG = {"entropy", "dropout_std", "length_ratio"}  # the rest: low is wrong
 
 
