@@ -6,7 +6,9 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
    shown: the output never depends on `--compare`).
 2. A unit whose unconstrained translation fits its budget (every cue's share of it, within the
    cue's lines; for a dialogue cue all its turns together), cuts no word, keeps its glossary
-   terms and carries no quality flag is kept: it is the output, byte for byte.
+   terms, carries no quality flag and, with a model that has a lexicon, holds no word outside
+   it and the source (an invented word, `unknown-word`) is kept: it is the output, byte for
+   byte. The others are translated under the budget, where the search keeps to the lexicon.
 3. Only the others are translated again under the hard budget, asking for the natural length
    capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
    length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
@@ -20,11 +22,13 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
+from fitsub.lexicon import Lexicon, unknown_words
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
@@ -112,6 +116,8 @@ class Fitter:
     fit: CueFit
     min_ratio: float | None
     known: Collection[str]
+    lexicon: Lexicon | None = None  # the model's (`fitsub.lexicon`): None, no word is invented
+    terms: tuple[str, ...] = ()  # glossary targets: words that may be outside the lexicon
 
     def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
         """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
@@ -131,7 +137,10 @@ class Fitter:
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
 
     def clean(self, u: Unit, text: str) -> bool:
-        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)."""
+        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
+        and invents no word (none outside the lexicon, the source and the glossary)."""
+        if self.lexicon is not None and unknown_words(text, [u.source], self.lexicon, self.terms):
+            return False
         return not segment_flags(
             source=u.source,
             fitted=text,
@@ -259,7 +268,7 @@ def settle(
     if free is None:
         free = runner.free(units)
         known = frozenset(fitter.known) | known_words(runner.backend, free)
-        fitter = Fitter(fitter.fit, fitter.min_ratio, known)
+        fitter = dataclasses.replace(fitter, known=known)
     refit = keep_fitting(units, free, fitter, out, multi)
     if not refit:
         return [], fitter
