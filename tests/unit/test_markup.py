@@ -228,7 +228,9 @@ def test_a_less_than_sign_is_escaped_in_webvtt_and_kept_as_is_in_srt() -> None:
 def test_known_tags_with_classes_and_annotations_are_still_markup() -> None:
     assert protect("<c.yellow.bg>Hi.</c>", "vtt").plain == "Hi."
     assert protect("<lang it>Ciao.</lang>", "vtt").plain == "Ciao."
-    assert protect("<ruby>Kan<rt>kan</rt></ruby>", "vtt").inline == (InlineTag("<rt>", "</rt>", 3, 6),)
+    assert protect("<ruby>Kan<rt>kan</rt></ruby>", "vtt").inline == (
+        InlineTag("<rt>", "</rt>", 3, 6),
+    )
 
 
 def test_song_lines_are_units_of_their_own() -> None:
