@@ -9,10 +9,11 @@ translation reorders and changes words, so each span is found again in the trans
    tag goes back on its own characters, exactly;
 2. the tagged words are copied into the translation (names, numbers, "apiary" left as is):
    the tag goes around the copy (the one nearest the tag's place in the source);
-3. the tagged words translated alone (`span_texts`: the pipeline asks the model for them,
-   `fitsub.pipeline.inline`) are found in the translation: the window of the translation's
-   words that best matches them (`MIN_MATCH`, words compared by their common prefix, so
-   "rosso" matches "rossa"; ties go to the place nearest the tag's place in the source);
+3. the tagged words translated alone (`span_texts`: the pipeline asks the model for its best
+   few translations, `fitsub.pipeline.inline`, tried in order) are found in the translation:
+   the window of the translation's words that best matches them (`MIN_MATCH`, words compared
+   by their common prefix, so "rosso" matches "rossa" and "breve" "brevemente"; ties go to the
+   place nearest the tag's place in the source);
 4. otherwise the tag cannot be placed: it is kept around the whole turn (or around the span of
    the tag it sits in), and reported as `Placement.unplaced`, never dropped.
 
@@ -47,7 +48,7 @@ def project(
     source: str,
     tags: Sequence[InlineTag],
     translation: str,
-    span_texts: Mapping[str, str] | None = None,
+    span_texts: Mapping[str, Sequence[str]] | None = None,
 ) -> Placement:
     """Where each of `tags` (spans of `source`) goes in `translation` (module docstring)."""
     if source.split() == translation.split():
@@ -129,7 +130,7 @@ def _find(
     translation: str,
     words: Sequence[Span],
     bounds: Span,
-    span_texts: Mapping[str, str],
+    span_texts: Mapping[str, Sequence[str]],
 ) -> Span | None:
     """The span of the translation that holds the tagged words (rules 2 and 3)."""
     text = source[tag.start : tag.end].strip()
@@ -138,8 +139,10 @@ def _find(
     inside = [w for w in words if bounds[0] <= w[0] and w[1] <= bounds[1]]
     where = (tag.start + tag.end) / 2 / max(1, len(source))
     found = _window(_norm(text), translation, inside, where, exact=True)
-    if found is None and text in span_texts:
-        found = _window(_norm(span_texts[text]), translation, inside, where, exact=False)
+    for candidate in span_texts.get(text, ()):
+        if found is not None:
+            break
+        found = _window(_norm(candidate), translation, inside, where, exact=False)
     if found is None:
         return None
     a, b = found
@@ -194,7 +197,8 @@ def _dice(want: Sequence[str], window: Sequence[str]) -> float:
 
 def _similar(a: str, b: str) -> float:
     """1 for the same word; the share of their common prefix for words of 4 letters or more
-    that share at least 3 (inflection: "rosso" / "rossa"); else 0."""
+    that share at least 3 and 60 % of the longer (inflection: "rosso" / "rossa"); 0.6 when
+    one word of 4 letters or more begins the other ("breve" / "brevemente"); else 0."""
     if a == b:
         return 1.0
     common = 0
@@ -205,6 +209,8 @@ def _similar(a: str, b: str) -> float:
     if min(len(a), len(b)) < 4 or common < 3:
         return 0.0
     share = common / max(len(a), len(b))
+    if share < 0.6 and common == min(len(a), len(b)):
+        return 0.6
     return share if share >= 0.6 else 0.0
 
 

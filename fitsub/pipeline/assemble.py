@@ -107,7 +107,7 @@ def _output_text(
     doc: Document,
     opts: TranslateOptions,
     line_start: bool,
-    tagged: Mapping[str, str],
+    tagged: Mapping[str, Sequence[str]],
 ) -> tuple[str, tuple[str, ...]]:
     """A cue's new text: its turns, reflowed into the slot unless a dialogue, markup restored
     (in Markdown, the translation's own markup characters escaped first), inline tags projected
@@ -182,7 +182,7 @@ def assemble(
     opts: TranslateOptions,
     known: Collection[str],
     lexicon: Lexicon | None = None,
-    tagged: Mapping[str, str] | None = None,
+    tagged: Mapping[str, Sequence[str]] | None = None,
 ) -> TranslationResult:
     """The output document, each segment's result (flagged) and the warnings; `tagged`: the
     words under inline tags translated alone (`fitsub.pipeline.inline`)."""

@@ -2,7 +2,8 @@
 
 A tag inside a cue's words ("We kept bees in an <i>apiary</i>.") covers words the translation
 may move or change. After the run, the words of every tag of a translated cue are sent to the
-backend alone (one unconstrained request each, distinct texts once, no progress reported);
+backend alone (one unconstrained request each, its best few candidates kept, distinct texts
+once, no progress reported);
 `fitsub.markup.project` then finds their translation among the cue's words (Hanneman & Dinu
 2020, "detag and project"). Cues whose translation is their source (`--model identity`) ask
 nothing: their tags go back on their own words.
@@ -17,6 +18,8 @@ from fitsub.pipeline.assemble import in_order, unchanged
 from fitsub.pipeline.plan import PlannedSegment
 from fitsub.pipeline.run import Runner
 from fitsub.pipeline.share import CueTexts
+
+TAG_NBEST = 3  # translations of a tagged text tried in turn: "have" may be "avere" or "hanno"
 
 
 def tagged_texts(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
@@ -38,10 +41,13 @@ def tagged_texts(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
 
 def translate_tagged(
     runner: Runner, planned: Sequence[PlannedSegment], got: CueTexts
-) -> dict[str, str]:
-    """Each tagged text (`tagged_texts`) and its unconstrained translation."""
+) -> dict[str, tuple[str, ...]]:
+    """Each tagged text (`tagged_texts`) and its best `TAG_NBEST` unconstrained translations."""
     texts = tagged_texts(planned, got)
     if not texts:
         return {}
-    found = runner.translate([Request(text) for text in texts], n_best=1)
-    return {text: cands[0].text for text, cands in zip(texts, found, strict=True) if cands}
+    found = runner.translate([Request(text) for text in texts], n_best=TAG_NBEST)
+    return {
+        text: tuple(c.text for c in cands[:TAG_NBEST])
+        for text, cands in zip(texts, found, strict=True)
+    }

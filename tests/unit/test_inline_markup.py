@@ -104,20 +104,20 @@ def test_the_tagged_words_translated_alone_are_found_despite_inflection_and_orde
     source = "My sister bought a red car last week."
     _, tags, _ = split_inline("My sister bought a <b>red car</b> last week.")
     text = "La settimana scorsa mia sorella ha comprato un'auto rossa."
-    placed = project(source, tags, text, {"red car": "macchina rosso auto"})
+    placed = project(source, tags, text, {"red car": ("macchina rosso auto",)})
     assert text[slice(*placed.spans[0])] == "auto rossa" and placed.unplaced == ()
 
 
 def test_the_trailing_punctuation_of_the_tagged_words_comes_along() -> None:
     _, tags, _ = split_inline("<i>In 1928,</i> my father built it.")
     text = "Nel 1928, mio padre la costruì."
-    placed = project("In 1928, my father built it.", tags, text, {"In 1928,": "Nel 1928"})
+    placed = project("In 1928, my father built it.", tags, text, {"In 1928,": ("Nel 1928",)})
     assert text[slice(*placed.spans[0])] == "Nel 1928,"
 
 
 def test_a_tag_that_cannot_be_found_wraps_the_whole_turn_and_is_reported() -> None:
     _, tags, _ = split_inline("I <i>really</i> mean it.")
-    placed = project("I really mean it.", tags, "Lo penso davvero.", {"really": "veramente"})
+    placed = project("I really mean it.", tags, "Lo penso davvero.", {"really": ("veramente",)})
     assert placed.spans == ((0, 17),) and placed.unplaced == (0,)
 
 
@@ -125,7 +125,9 @@ def test_an_inner_tag_stays_inside_its_outer_tag() -> None:
     source = "I saw the big red car today."
     _, tags, _ = split_inline("I saw <b>the big <i>red</i> car</b> today.")
     text = "Oggi ho visto la grande auto rossa."
-    placed = project(source, tags, text, {"the big red car": "la grande auto rossa", "red": "oggi"})
+    placed = project(
+        source, tags, text, {"the big red car": ("la grande auto rossa",), "red": ("oggi",)}
+    )
     outer, inner = placed.spans
     assert text[slice(*outer)] == "la grande auto rossa"
     # "oggi" is outside the outer tag: the inner tag is not placed there, it takes the outer span
@@ -137,7 +139,7 @@ def test_spans_that_would_cross_are_not_placed() -> None:
     _, tags, _ = split_inline("<i>one two</i> <b>three four</b>")
     text = "uno tre due quattro"
     placed = project(
-        source, tags, text, {"one two": "uno tre due", "three four": "tre due quattro"}
+        source, tags, text, {"one two": ("uno tre due",), "three four": ("tre due quattro",)}
     )
     # the longer span is placed first; the other would cross it: around the whole turn
     assert placed.spans[1] == (4, 19) and placed.unplaced == (0,)
@@ -178,3 +180,28 @@ def test_an_ass_event_that_closes_its_italics_at_the_end_is_a_whole_line_wrapper
     prot = protect("{\\i1}I have never been to the sea.{\\i0}", "srt")
     assert prot.inline == () and prot.lost == ()
     assert prot.restore("Mai stato al mare.") == "{\\i1}Mai stato al mare.{\\i0}"
+
+
+def test_the_next_translation_of_the_tagged_words_is_tried_when_the_first_is_not_there() -> None:
+    _, tags, _ = split_inline("The sources <u>have</u> said so.")
+    text = "Le fonti hanno detto così."
+    placed = project("The sources have said so.", tags, text, {"have": ("avere", "hanno")})
+    assert text[slice(*placed.spans[0])] == "hanno" and placed.unplaced == ()
+
+
+@pytest.mark.parametrize(
+    ("want", "found"),
+    [("breve", "brevemente"), ("rosso", "rossa"), ("Casa", "case"), ("il", "il")],
+)
+def test_a_word_matches_its_inflections_and_derivations(want: str, found: str) -> None:
+    text = f"Una {found} qui."
+    _, tags, _ = split_inline("A <i>word</i> here.")
+    placed = project("A word here.", tags, text, {"word": (want,)})
+    assert text[slice(*placed.spans[0])] == found
+
+
+@pytest.mark.parametrize(("want", "other"), [("casa", "cane"), ("per", "perché"), ("bre", "breve")])
+def test_a_word_does_not_match_a_word_that_only_begins_alike(want: str, other: str) -> None:
+    _, tags, _ = split_inline("A <i>word</i> here.")
+    placed = project("A word here.", tags, f"Una {other} qui.", {"word": (want,)})
+    assert placed.unplaced == (0,)
