@@ -52,6 +52,12 @@ class InlineTag:
         return not self.close and self.start == self.end
 
     @property
+    def reach(self) -> int:
+        """The tag's size for nesting: its span, plus one at each end where it reaches beyond
+        the turn (opened in an earlier cue, or left open): such a tag is outside every other."""
+        return self.end - self.start + (not self.open) + (not self.close)
+
+    @property
     def markup(self) -> str:
         """The tag as written, for warnings ("<i>…</i>")."""
         return f"{self.open}…{self.close}"
@@ -137,7 +143,7 @@ def _pair(marks: Sequence[tuple[int, str]], size: int) -> tuple[InlineTag, ...]:
         else:
             stack.append((order, offset, mark))
     found += [(k, InlineTag(text, "", start, size)) for k, start, text in stack]
-    found.sort(key=lambda item: (item[1].start, -item[1].end, item[0]))
+    found.sort(key=lambda item: (item[1].start, -item[1].reach, item[0]))
     return tuple(tag for _, tag in found)
 
 
@@ -172,15 +178,20 @@ def insert_inline(
 ) -> str:
     """`words` with each tag written around its span (offsets in `words`); the text between
     tags escaped as entities when `escape`. Spans must nest (`fitsub.markup.project` makes
-    them): at one place, closing tags come first, then the outer opening tags."""
+    them): at one place, closing tags come first, then the outer opening tags, then a tag left
+    no words (written empty, ``<i></i>``: kept, never dropped)."""
     events: list[
         tuple[int, int, int, int, str]
     ] = []  # (place, 0 close / 1 open, key, order, markup)
     for k, (tag, (a, b)) in enumerate(zip(tags, spans, strict=True)):
+        size = b - a + (not tag.open) + (not tag.close)  # as `InlineTag.reach`
+        if tag.open and tag.close and a == b:  # no room left for it: kept, empty, innermost
+            events.append((a, 2, 0, k, tag.open + tag.close))
+            continue
         if tag.close:
-            events.append((b, 0, b - a, -k, tag.close))
+            events.append((b, 0, size, -k, tag.close))
         if tag.open:
-            events.append((a, 1, a - b, k, tag.open))
+            events.append((a, 1, -size, k, tag.open))
     events.sort()
     out, pos = [], 0
     for place, _, _, _, markup in events:

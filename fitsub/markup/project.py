@@ -15,7 +15,8 @@ translation reorders and changes words, so each span is found again in the trans
    by their common prefix, so "rosso" matches "rossa" and "breve" "brevemente"; ties go to the
    place nearest the tag's place in the source);
 4. otherwise the tag cannot be placed: it is kept around the whole turn (or around the span of
-   the tag it sits in), and reported as `Placement.unplaced`, never dropped.
+   the tag it sits in; after a tag closed before it, before one left open after it), and
+   reported as `Placement.unplaced`, never dropped.
 
 A point (a WebVTT timestamp) goes before the word at the same relative place. Tags are placed
 outermost first and an inner tag stays inside its outer tag; a tag whose span would cross one
@@ -57,11 +58,11 @@ def project(
     tgt_words = [m.span() for m in _WORD.finditer(translation)]
     spans: dict[int, Span] = {}
     unplaced: list[int] = []
-    order = sorted(range(len(tags)), key=lambda k: (tags[k].start - tags[k].end, k))
+    # tags that reach beyond the turn first (outside every other), then the larger ones
+    order = sorted(range(len(tags)), key=lambda k: (not _edge(tags[k]), -tags[k].reach, k))
     for k in order:
         tag = tags[k]
-        parent = _parent(tags, k, spans)
-        bounds = spans[parent] if parent is not None else (0, len(translation))
+        bounds = _bounds(tags, k, spans, len(translation))
         if tag.point:
             spans[k] = _point(tag.start, src_words, tgt_words, bounds, len(source))
             continue
@@ -104,6 +105,28 @@ def _parent(tags: Sequence[InlineTag], k: int, spans: Mapping[int, Span]) -> int
     tag = tags[k]
     holders = [j for j in spans if tags[j].start <= tag.start and tag.end <= tags[j].end]
     return min(holders, key=lambda j: tags[j].end - tags[j].start, default=None)
+
+
+def _edge(tag: InlineTag) -> bool:
+    """Whether a tag reaches beyond the turn: opened in an earlier cue, or left open."""
+    return not (tag.open and tag.close) and not tag.point
+
+
+def _bounds(tags: Sequence[InlineTag], k: int, spans: Mapping[int, Span], size: int) -> Span:
+    """Where tag k may go: inside the span of the tag it sits in (else the whole turn), after
+    a tag that closes before it and before a tag left open after it."""
+    parent = _parent(tags, k, spans)
+    lo, hi = spans[parent] if parent is not None else (0, size)
+    tag = tags[k]
+    for j, (a, b) in spans.items():
+        other = tags[j]
+        if j == parent or not _edge(other):
+            continue
+        if not other.open and other.end <= tag.start:
+            lo = max(lo, min(b, hi))
+        if not other.close and other.start >= tag.end:
+            hi = min(hi, max(a, lo))
+    return lo, hi
 
 
 def _cross(a: Span, b: Span) -> bool:
