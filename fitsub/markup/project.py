@@ -12,8 +12,9 @@ translation reorders and changes words, so each span is found again in the trans
 3. the tagged words translated alone (`span_texts`: the pipeline asks the model for its best
    few translations, `fitsub.pipeline.inline`, tried in order) are found in the translation:
    the window of the translation's words that best matches them (`MIN_MATCH`, words compared
-   by their common prefix, so "rosso" matches "rossa" and "breve" "brevemente"; ties go to the
-   place nearest the tag's place in the source);
+   by their common prefix, so "rosso" matches "rossa" and "breve" "brevemente"; a long word
+   must match when there is one, not only "di" or "la"; ties go to the place nearest the tag's
+   place in the source);
 4. otherwise the tag cannot be placed: it is kept around the whole turn (or around the span of
    the tag it sits in; after a tag closed before it, before one left open after it), and
    reported as `Placement.unplaced`, never dropped.
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from fitsub.markup.inline import InlineTag, Span
 
 MIN_MATCH = 0.5  # least Dice score of a window of the translation against the span's words
+CONTENT = 4  # letters of a word that must match when the span's translation has one
 _WORD = re.compile(r"\w+")
 _PUNCT = ",.;:!?…»\"'”’)"
 
@@ -206,15 +208,21 @@ def _window(
 
 
 def _dice(want: Sequence[str], window: Sequence[str]) -> float:
-    """2 × (greedy one-to-one word similarity) / (words in both)."""
+    """2 × (greedy one-to-one word similarity) / (words in both); 0 when `want` holds a word
+    of `CONTENT` letters or more and none of those matched (a window of "di" alone does not
+    stand for "di un ecosistema")."""
     free = list(window)
     total = 0.0
+    content = False
     for w in want:
         scores = [_similar(w, v) for v in free]
         if scores and max(scores) > 0:
             j = scores.index(max(scores))
             total += scores[j]
             free.pop(j)
+            content = content or len(w) >= CONTENT
+    if not content and any(len(w) >= CONTENT for w in want):
+        return 0.0
     return 2 * total / (len(want) + len(window))
 
 

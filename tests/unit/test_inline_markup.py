@@ -205,3 +205,12 @@ def test_a_word_does_not_match_a_word_that_only_begins_alike(want: str, other: s
     _, tags, _ = split_inline("A <i>word</i> here.")
     placed = project("A word here.", tags, f"Una {other} qui.", {"word": (want,)})
     assert placed.unplaced == (0,)
+
+
+def test_a_function_word_alone_does_not_stand_for_a_span_with_a_long_word() -> None:
+    _, tags, _ = split_inline("A <u>healthy ecosystem</u> helps.")
+    text = "Un ecosisto aiuta di molto."
+    placed = project("A healthy ecosystem helps.", tags, text, {"healthy ecosystem": ("di sano",)})
+    assert placed.unplaced == (0,)
+    short = project("A healthy ecosystem helps.", tags, text, {"healthy ecosystem": ("di",)})
+    assert text[slice(*short.spans[0])] == "di"  # a translation of short words only: they do
