@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fitsub.nmt.checkpoint import build_model
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer
-from fitsub.nmt.search import beam_search, rerank_key
+from fitsub.nmt.search import beam_search, normalised_score, rerank_key
 from fitsub.units import char_length
 
 torch.set_num_threads(1)
@@ -114,8 +114,20 @@ def test_beam_returns_n_best_sorted_and_a_wider_beam_scores_no_worse() -> None:
         model, src, torch.full((4,), 30), beam=5, max_len=15, length_weight=0.0, n_best=5
     )
     for a, b in zip(one, five, strict=True):
-        assert [h.score for h in b] == sorted((h.score for h in b), reverse=True)
-        assert b[0].score >= a[0].score - 1e-4
+        keys = [normalised_score(h.score, len(h.ids)) for h in b]  # no length target
+        assert [h.rank for h in b] == keys == sorted(keys, reverse=True)
+        assert max(h.score for h in b) >= a[0].score - 1e-4
+
+
+def test_rows_without_a_target_are_ranked_by_the_length_normalised_score() -> None:
+    # GNMT's lp: a 7-piece output at -12 ties a 1-piece one at -6 ((5 + 7) / 6 = 2)
+    assert normalised_score(-6.0, 1) == normalised_score(-12.0, 7) == -6.0
+    assert normalised_score(-12.0, 7, alpha=0.0) == -12.0
+    model = random_model()
+    plain = beam_search(model, sources(6, seed=3), None, beam=6, max_len=20, n_best=6)
+    for cands in plain:
+        keys = [normalised_score(h.score, len(h.ids)) for h in cands]
+        assert len(cands) >= 2 and [h.rank for h in cands] == keys == sorted(keys, reverse=True)
 
 
 def test_reranking_prefers_the_length_closest_to_the_target() -> None:
