@@ -81,8 +81,10 @@ def project(
 
 
 def _same(source: str, translation: str, start: int, end: int) -> Span:
-    """A span of `source` in `translation`, which has the same words (spaces aside)."""
-    return remap(source, translation, start, True), remap(source, translation, end, False)
+    """A span of `source` in `translation`, which has the same words (spaces aside); a point
+    stays a point."""
+    a = remap(source, translation, start, True)
+    return (a, a) if start == end else (a, remap(source, translation, end, False))
 
 
 def remap(text: str, other: str, offset: int, start: bool) -> int:
