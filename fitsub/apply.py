@@ -119,7 +119,13 @@ def apply_edits(
         chars = edit_chars("\n".join(shown))
         duration = seg.duration_ms
         cps = None
-        problems = _problems(chars, edit.budget, shown, room, limits if timed else None)
+        problems = _problems(
+            chars=chars,
+            budget=edit.budget,
+            lines=shown,
+            room=room,
+            limits=limits if timed else None,
+        )
         if timed and limits is not None and duration:
             cps = (chars + prot.markup_chars) * 1000 / duration
             if limits.reading_speed and cps > limits.cps:

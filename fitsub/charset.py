@@ -271,7 +271,14 @@ def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False
         raise InputError(path, "empty file")
     newline, mixed = detect_newline(text)
     raw = text if mixed else None
-    return Decoded(normalise_newlines(text), encoding, newline, mixed, bom, raw=raw)
+    return Decoded(
+        text=normalise_newlines(text),
+        encoding=encoding,
+        newline=newline,
+        mixed_newlines=mixed,
+        bom=bom,
+        raw=raw,
+    )
 
 
 def read_file_bytes(path: Path) -> bytes:

@@ -329,7 +329,9 @@ def match_edits(
                 f"segment {edit.id or index + 1} changed in {doc.path} since the review "
                 "(re-translated?): make the review again",
             )
-        changed.append(Edit(index, edit.id, edit.text, edit.was, edit.budget))
+        changed.append(
+            Edit(index=index, id=edit.id, text=edit.text, was=edit.was, budget=edit.budget)
+        )
     return changed
 
 

@@ -233,7 +233,15 @@ def check_output_path(
     except OSError as err:
         raise InputError(path, f"{option}: cannot use this path ({err.strerror})") from None
     if st is not None:
-        _check_existing(path, target, st, option, inputs, directory, or_stdout)
+        _check_existing(
+            path=path,
+            target=target,
+            st=st,
+            option=option,
+            inputs=inputs,
+            directory=directory,
+            or_stdout=or_stdout,
+        )
     parent = target if (directory and st is not None) else target.parent
     if not parent.is_dir():
         raise InputError(path, f"{option}: folder {str(parent)!r} does not exist")

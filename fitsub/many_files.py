@@ -128,11 +128,11 @@ def translate_file(
         "encoding_detected": encoding_info(doc),
     }
     return FileOutcome(
-        src,
-        out,
-        translated,
-        summary,
-        used,
+        input=src,
+        output=out,
+        document=translated,
+        summary=summary,
+        encoding=used,
         warnings=[*doc.warnings, *result.warnings],
         report=report_dict(result.segments, summary, info),
     )

@@ -16,9 +16,15 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   model is of this source at all (a source it cannot translate scores low however it is fitted);
 * `agreement`: sentence chrF between the fitted and the unconstrained translation, over 100
   (1.0 when they agree; none when the unconstrained one was not computed);
-* `length_ratio`: |log(output characters / source characters)| (too short or too long);
+* `length_ratio`: |log((output characters + 10) / (source characters + 10))| (too short or too
+  long; the 10 characters of smoothing keep "Why?" -> "Perché?" from looking 75 % too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
-* `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`).
+* `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`);
+* `short`: 1.0 when the source has at most `SHORT_CHARS` characters (a subtitle-length line),
+  else 0.0; a model feature `a*b` is the product of two signals (`logprob*short`: the weight of
+  the log-probability on short lines), so that a signal can count differently on short lines
+  (on a short output the mean log-probability of a few tokens is noisier, and a short correct
+  line is often a paraphrase of the reference).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
@@ -57,7 +63,28 @@ FEATURES: tuple[str, ...] = (
     "length_ratio",
     "source_length",
     "copied",
+    "short",
 )
+SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
+LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
+
+
+def feature_value(name: str, signals: Mapping[str, float | None]) -> float | None:
+    """Signal `name`, or the product of the two signals of an interaction `a*b` (None when a
+    factor is missing)."""
+    value: float | None = 1.0
+    for part in name.split("*"):
+        x = signals.get(part)
+        if x is None or value is None or not math.isfinite(x):
+            return None
+        value *= x
+    return value
+
+
+def known_feature(name: str) -> bool:
+    """Whether `name` is a signal of `FEATURES` or an interaction `a*b` of two of them."""
+    parts = name.split("*")
+    return len(parts) <= 2 and all(p in FEATURES for p in parts)
 
 
 @dataclass(frozen=True)
@@ -71,9 +98,15 @@ class QualityModel:
     intercept: float
     threshold: float  # flag `low-quality` under this score
     dropout_passes: int = 10
-    wrong_chrf: float = 30.0
+    wrong_chrf: float = 30.0  # the label: chrF under this for sources over SHORT_CHARS ...
+    wrong_chrf_short: float = 30.0  # ... and under this one for short sources
     about: str = ""
     thresholds: tuple[tuple[str, float], ...] = ()  # per target language, calibrated there
+    # each feature's range in the calibration data (1st to 99th percentile): a value outside is
+    # taken at the bound, so that the linear model never extrapolates (a 4-character source
+    # counts as the shortest ones calibrated, not as far shorter); empty: no clipping
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
 
     def threshold_for(self, lang: str | None) -> float:
         """The flag threshold for target language `lang` (`de`, `de-AT`): its own when it was
@@ -84,10 +117,14 @@ class QualityModel:
     def score(self, signals: Mapping[str, float | None]) -> float:
         """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
         z = self.intercept
-        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef, strict=True):
-            x = signals.get(name)
-            if x is not None and math.isfinite(x):
-                z += w * (x - mu) / (sd or 1.0)
+        n = len(self.features)
+        low = self.low or (-math.inf,) * n
+        high = self.high or (math.inf,) * n
+        rows = zip(self.features, self.mean, self.scale, self.coef, low, high, strict=True)
+        for name, mu, sd, w, lo, hi in rows:
+            x = feature_value(name, signals)
+            if x is not None:
+                z += w * (min(max(x, lo), hi) - mu) / (sd or 1.0)
         return 1.0 - _sigmoid(z)
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,16 +153,27 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
             threshold=float(data["threshold"]),
             dropout_passes=int(data.get("dropout_passes", 0)),
             wrong_chrf=float(data.get("wrong_chrf", 30.0)),
+            wrong_chrf_short=float(data.get("wrong_chrf_short", data.get("wrong_chrf", 30.0))),
             about=str(data.get("about", "")),
             thresholds=tuple(
                 (str(k), float(v)) for k, v in dict(data.get("thresholds", {})).items()
             ),
+            low=tuple(float(x) for x in data.get("low", ())),
+            high=tuple(float(x) for x in data.get("high", ())),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(Path(path), f"not a quality model ({err})") from None
-    if not (len(model.mean) == len(model.scale) == len(model.coef) == n):
+    if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(
+        len(bound) not in (0, n) for bound in (model.low, model.high)
+    ):
         raise InputError(Path(path), "not a quality model (lists of different lengths)")
-    unknown = set(feats) - set(FEATURES)
+    numbers = (*model.mean, *model.scale, *model.coef, model.intercept, *model.low, *model.high)
+    if not all(math.isfinite(x) for x in numbers):
+        raise InputError(Path(path), "not a quality model (a weight is not a finite number)")
+    cuts = (model.threshold, *(t for _, t in model.thresholds))
+    if not all(0.0 <= t <= 1.0 for t in cuts):
+        raise InputError(Path(path), "not a quality model (a threshold outside [0, 1])")
+    unknown = {f for f in feats if not known_feature(f)}
     if unknown:
         raise InputError(Path(path), f"unknown quality signal(s): {', '.join(sorted(unknown))}")
     return model
@@ -176,9 +224,10 @@ def text_signals(source: str, fitted: str, unconstrained: str | None) -> dict[st
         agreement = 1.0 if unconstrained == fitted else sentence_chrf(fitted, unconstrained) / 100
     return {
         "agreement": agreement,
-        "length_ratio": abs(math.log(n_out / n_src)),
+        "length_ratio": abs(math.log((n_out + LENGTH_SMOOTHING) / (n_src + LENGTH_SMOOTHING))),
         "source_length": math.log(n_src),
         "copied": copied_share(source, fitted),
+        "short": 1.0 if n_src <= SHORT_CHARS else 0.0,
     }
 
 

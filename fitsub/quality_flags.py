@@ -345,7 +345,13 @@ def segment_flags(
     if is_untranslated(source, fitted, unconstrained):
         flags.append(Flag(UNTRANSLATED, f"{100 * copied_share(source, fitted):.0f} % copied"))
     n = char_length(fitted)
-    dropped = dropped_content(source, fitted, unconstrained, budget_chars, tgt_lang)
+    dropped = dropped_content(
+        source=source,
+        fitted=fitted,
+        unconstrained=unconstrained,
+        budget_chars=budget_chars,
+        tgt_lang=tgt_lang,
+    )
     if dropped is not None:
         flags.append(Flag(DROPPED_CONTENT, dropped))
     if (budget_chars is not None and n > budget_chars) or not model_fits:

@@ -268,7 +268,7 @@ def reflow(text: str, cpl: int, lines: int, lang: str = "it") -> list[str]:
     options: list[tuple[float, list[int]]] = []
     if fewest <= lines:
         for k in range(fewest, min(lines, len(words)) + 1):
-            found = _layout(words, lengths, cpl, cpl, k, lang)
+            found = _layout(words=words, lengths=lengths, cpl=cpl, width=cpl, k=k, lang=lang)
             if found is None:
                 continue
             options.append((found[0] + EXTRA_LINE * (k - fewest), found[1]))
@@ -276,7 +276,9 @@ def reflow(text: str, cpl: int, lines: int, lang: str = "it") -> list[str]:
                 break  # more lines cost EXTRA_LINE each and could only avoid a forbidden break
     else:
         k = min(lines, len(words))
-        found = _layout(words, lengths, cpl, _min_width(lengths, k), k, lang)
+        found = _layout(
+            words=words, lengths=lengths, cpl=cpl, width=_min_width(lengths, k), k=k, lang=lang
+        )
         assert found is not None  # a layout at the minimal width exists by construction
         options.append(found)
     _, starts = min(options, key=lambda option: option[0])

@@ -129,20 +129,24 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 # The layers (docs/development.md): a package on the left never imports one on the right.
 # The model packages know nothing of training, evaluation, the pipeline or the CLI; `nmt` (the
-# autoregressive Transformer) is the base that `nat` and the adapters build on; training and
-# evaluation are siblings; only the CLI and `fitsub.__main__` import the CLI.
+# autoregressive Transformer) is the base that `nat` and the adapters build on, and the model
+# families know nothing of each other (`hf` never imports `nat`); `fitsub.registry` (which model
+# `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
+# the pipeline, training and evaluation are handed a backend. Training and evaluation are
+# siblings; only the CLI and `fitsub.__main__` import the CLI.
 MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
-HIGHER = ("train", "eval", "pipeline", "review_page", "cli")
+HIGHER = ("registry", "train", "eval", "pipeline", "review_page", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
     "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
     "nat": ("hf", "lengthpred", "convert", *HIGHER),
+    "hf": ("nat", *HIGHER),
     "metrics": (*MODELS, *HIGHER),
     "formats": (*MODELS, *HIGHER),
     "markup": (*MODELS, "formats", *HIGHER),
-    "pipeline": ("train", "eval", "review_page", "cli"),
-    "train": ("eval", "pipeline", "review_page", "cli"),
-    "eval": ("train", "pipeline", "review_page", "cli"),
+    "pipeline": ("registry", "train", "eval", "review_page", "cli"),
+    "train": ("registry", "eval", "pipeline", "review_page", "cli"),
+    "eval": ("registry", "train", "pipeline", "review_page", "cli"),
 }
 
 
@@ -187,6 +191,74 @@ def function_lengths() -> list[tuple[int, str]]:
     return sorted(out, reverse=True)
 
 
+def _parameters(fn: ast.FunctionDef, method: bool) -> list[tuple[str, str]]:
+    args = fn.args.posonlyargs + fn.args.args
+    if method and args and args[0].arg in ("self", "cls"):
+        args = args[1:]
+    return [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in args]
+
+
+def signatures(sources: dict[str, str]) -> dict[str, list[list[tuple[str, str]]]]:
+    """Name → the (parameter, annotation) lists of every function, method, class `__init__` and
+    dataclass / NamedTuple (its fields) of that name in `sources` (path → text)."""
+    out: dict[str, list[list[tuple[str, str]]]] = {}
+    for text in sources.values():
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef):
+                out.setdefault(node.name, []).append(_parameters(node, method=False))
+            if not isinstance(node, ast.ClassDef):
+                continue
+            fields: list[tuple[str, str]] = []
+            init = None
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    if item.name == "__init__":
+                        init = _parameters(item, method=True)
+                    else:
+                        out.setdefault(item.name, []).append(_parameters(item, method=True))
+                elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    if "ClassVar" not in ast.unparse(item.annotation):
+                        fields.append((item.target.id, ast.unparse(item.annotation)))
+            shaped = [ast.unparse(d) for d in node.decorator_list + node.bases]
+            if init is not None:
+                out.setdefault(node.name, []).append(init)
+            elif any("dataclass" in s or s == "NamedTuple" for s in shaped):
+                out.setdefault(node.name, []).append(fields)
+    return out
+
+
+def wide_positional_calls(sources: dict[str, str], most: int = 4) -> list[str]:
+    """`path:line name` of each call that passes more than `most` arguments by position to a
+    function or class of `sources` when two of those parameters are declared with one type: two
+    swapped arguments would pass the type check (they go by keyword). A name defined twice
+    with different parameters is not judged."""
+    known = signatures(sources)
+    out = []
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Call) or len(node.args) <= most:
+                continue
+            if any(isinstance(a, ast.Starred) for a in node.args):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            shapes = {tuple(s) for s in known.get(name or "", [])}
+            if len(shapes) != 1:
+                continue
+            types = [t for _, t in next(iter(shapes))[: len(node.args)]]
+            if any(t and types.count(t) > 1 for t in types):
+                out.append(f"{path}:{node.lineno} {name}")
+    return sorted(out)
+
+
+def package_sources() -> dict[str, str]:
+    """Each module of the package: its path (from the repository root) → its text."""
+    return {
+        str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+        for p in sorted(PACKAGE.rglob("*.py"))
+    }
+
+
 def help_time(runs: int = 5) -> float:
     exe = Path(sys.executable).with_name("fitsub")
     times = []
@@ -216,6 +288,10 @@ def main() -> None:
     print(f"imports that run back up the layers: {len(upward)}")
     for a, b in upward:
         print("  ", a, "→", b)
+    wide = wide_positional_calls(package_sources())
+    print(f"calls with over four positional arguments, two of one type: {len(wide)}")
+    for call in wide:
+        print("  ", call)
     if not args.no_help:
         print(f"fitsub --help: {help_time():.3f} s (median of 5)")
 

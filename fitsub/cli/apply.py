@@ -68,7 +68,7 @@ def apply_cmd(
     doc = load_input(translated)
     src_doc = None if source is None else load_input(source)
     changed = match_edits(edits, doc, src_doc, source)
-    limits = _limits(edits, translated, lang, cpl, lines, cps)
+    limits = _limits(edits=edits, translated=translated, lang=lang, cpl=cpl, lines=lines, cps=cps)
     chosen = lang or edits.lang or _lang_from_name(translated) or "it"
     if not changed:
         if not quiet:

@@ -86,7 +86,13 @@ def budget_cmd(
     lang = language_code(config.get("lang", lang) or "it")
     chosen = pick_profile(config, profile)
     opts = translate_options(
-        lang, ratio, cpl, lines, cps, profile=chosen, default_ratio=config.get("ratio")
+        lang=lang,
+        ratio=ratio,
+        cpl=cpl,
+        lines=lines,
+        cps=cps,
+        profile=chosen,
+        default_ratio=config.get("ratio"),
     )
     doc = load_input(input, fmt, encoding_in)
     gaps = _tight_gaps(doc, opts)

@@ -45,9 +45,14 @@ def convert_cmd(
         raise InputError(None, f"unknown model format {fmt!r}; converted: {', '.join(FORMATS)}")
     check_model_out(out, dtype, force, "convert")
     done = convert_fairseq(
-        checkpoint, out, spm_model=spm, dict_dir=dict_dir, src_lang=src_lang, tgt_lang=tgt_lang,
+        checkpoint,
+        out,
+        spm_model=spm,
+        dict_dir=dict_dir,
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
         dtype=dtype,
-    )  # fmt: skip
+    )
     c = done.config
     norm = "pre-norm" if c.norm_first else "post-norm"
     print(

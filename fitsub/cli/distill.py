@@ -10,6 +10,7 @@ from rich.text import Text
 
 from fitsub.cli.console import progress_bar
 from fitsub.cli.options import Device, Quiet, check_device
+from fitsub.errors import InputError
 from fitsub.train.distill import LENGTH_MODES, DistillConfig, distill
 
 _D = DistillConfig(source="", out="", model="")
@@ -50,24 +51,43 @@ def distill_cmd(
 
     Example: fitsub distill train.en --reference train.it --model models/en-it -o distilled
     """
-    from fitsub.nat.backend import open_backend
+    from fitsub import registry
     from fitsub.nmt.checkpoint import read_config
+    from fitsub.nmt.config import config_arch
 
     check_device(device)
     mode = length or ("reference" if reference is not None else "source")
     cfg = DistillConfig(
-        source=str(source), out=str(out), model=str(model),
+        source=str(source),
+        out=str(out),
+        model=str(model),
         reference=None if reference is None else str(reference),
-        src_lang=src_lang, tgt_lang=tgt_lang, length=mode, noise=noise, noise_mode=noise_mode,
-        seed=seed, limit=limit, group=max(batch_size * 8, 64),
-    )  # fmt: skip
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        length=mode,
+        noise=noise,
+        noise_mode=noise_mode,
+        seed=seed,
+        limit=limit,
+        group=max(batch_size * 8, 64),
+    )
     cfg.validate()
     mcfg = read_config(model)["model"]
+    try:
+        arch = config_arch(mcfg)
+    except ValueError as err:
+        raise InputError(model, f"bad model config: {err}") from None
     unit_chars = 1.0
-    if mcfg.get("length_unit") != "char" or (mcfg.get("extra") or {}).get("arch") == "cmlm":
+    if mcfg.get("length_unit") != "char" or arch == "cmlm":
         unit_chars = float((mcfg.get("extra") or {}).get("chars_per_piece") or 1.0)
-    backend = open_backend(
-        model, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=tgt_lang
+    backend = registry.open_model(
+        model,
+        src_lang=src_lang,
+        lang=tgt_lang,
+        device=device,
+        beam=beam,
+        batch_size=batch_size,
+        threads=threads,
     )
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -12,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from fitsub import registry
 from fitsub.backend import TranslationBackend
 from fitsub.budget import limits_for
-from fitsub.cli import models as cli_models
 from fitsub.cli.console import progress_bar
 from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
 from fitsub.errors import InputError
@@ -196,25 +195,39 @@ def eval_cmd(
     quality, lengths = (bleu, lr) if (bleu or lr) else (True, True)
     options = ScoreOptions(quality=quality, lengths=lengths, tokenize=tokenize, limits=limits)
     ratios = _ratios(ratio)
-    sets = _testsets(src or [], ref or [], hyp or [], testset or [], src_lang, lang)
+    sets = _testsets(
+        src=src or [],
+        ref=ref or [],
+        hyp=hyp or [],
+        specs=testset or [],
+        src_lang=src_lang,
+        lang=lang,
+    )
     _check_outputs(sets, json_out, markdown, plot)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:
-        report = _score_given(loaded, ratios, options, model or [], src_lang, lang)
+        report = _score_given(
+            loaded=loaded,
+            ratios=ratios,
+            options=options,
+            models=model or [],
+            src_lang=src_lang,
+            lang=lang,
+        )
     else:
         report = _translate_and_score(
-            loaded,
-            ratios,
-            options,
-            model or [],
-            split_list(settings) or ["unconstrained", "length"],
-            src_lang,
-            lang,
-            device,
-            beam,
-            batch_size,
-            quiet,
-            threads,
+            loaded=loaded,
+            ratios=ratios,
+            options=options,
+            models=model or [],
+            modes=split_list(settings) or ["unconstrained", "length"],
+            src_lang=src_lang,
+            lang=lang,
+            device=device,
+            beam=beam,
+            batch_size=batch_size,
+            quiet=quiet,
+            threads=threads,
             policies=[check_policy(p) for p in split_list(length_policy)] or ["source"],
             predictor_dir=length_predictor,
         )
@@ -239,10 +252,9 @@ def _score_given(
 ) -> EvalReport:
     counter: Callable[[str], int] | None = None
     if models:
-        from fitsub.hf.dispatch import is_hf_model
-
-        if not is_hf_model(models[0]):  # a Hugging Face model: no spm.model, no counter
-            counter = sentencepiece_counter(cli_models.resolve_model(models[0], src_lang, lang))
+        model = registry.locate(models[0], src_lang=src_lang, lang=lang)
+        if registry.model_kind(model).is_checkpoint:  # else no spm.model, no counter
+            counter = sentencepiece_counter(model)
     return evaluate_hyps(loaded, ratios, options, counter)
 
 
@@ -267,7 +279,9 @@ def _translate_and_score(
             raise InputError(None, f"test set {data.name!r}: --src is needed to translate")
     dirs = _model_dirs(models, src_lang, lang)
     setting_list = make_settings(modes, ratios, dirs, policies)
-    predictors = _predictors(dirs, policies, predictor_dir, src_lang, lang)
+    predictors = _predictors(
+        dirs=dirs, policies=policies, predictor_dir=predictor_dir, src_lang=src_lang, lang=lang
+    )
 
     def predictor(d: Path | None) -> Callable[[Sequence[str]], list[int]]:
         if d is None or d not in predictors:
@@ -277,7 +291,19 @@ def _translate_and_score(
     def counter(d: Path | None) -> Callable[[str], int] | None:
         return None if d is None else sentencepiece_counter(d)
 
-    opener = _Opener(src_lang, lang, device, beam, batch_size, threads)
+    def open_backend(d: Path | None) -> TranslationBackend:
+        if d is None:  # every setting names a located model here
+            raise InputError(None, "no model directory")
+        return registry.open_model(
+            d,
+            src_lang=src_lang,
+            lang=lang,
+            device=device,
+            beam=beam,
+            batch_size=batch_size,
+            threads=threads,
+        )
+
     console = Console(stderr=True, quiet=quiet)
     with progress_bar(console, quiet) as bar:
         tasks: dict[str, int] = {}
@@ -290,7 +316,7 @@ def _translate_and_score(
         return evaluate_models(
             loaded,
             setting_list,
-            opener.open,
+            open_backend,
             options,
             counter,
             batch_size,
@@ -301,13 +327,9 @@ def _translate_and_score(
 
 def _model_dirs(models: list[Path], src_lang: str, lang: str) -> list[Path]:
     """Each `--model`'s checkpoint directory (the shipped model when none is given); a Hugging
-    Face model directory or hub id is kept as given (fitsub.hf)."""
-    from fitsub.hf.dispatch import is_hf_model
-
-    return [
-        Path(str(m)) if is_hf_model(m) else cli_models.resolve_model(m, src_lang, lang)
-        for m in models
-    ] or [cli_models.resolve_model(None, src_lang, lang)]
+    Face model directory or hub id is kept as given (`fitsub.registry.locate`)."""
+    named: list[Path | None] = [*models] or [None]
+    return [registry.locate(m, src_lang=src_lang, lang=lang) for m in named]
 
 
 def _predictors(
@@ -321,42 +343,21 @@ def _predictors(
     languages, unit) before anything is translated."""
     if "predicted" not in policies:
         return {}
-    from fitsub.hf.dispatch import is_hf_model
     from fitsub.lengthpred.predictor import open_policy
 
     predictors: dict[Path, Callable[[Sequence[str]], list[int]]] = {}
     for d in dirs:
-        owned = None if is_hf_model(d) else d
-        policy = open_policy("predicted", predictor_dir, owned, src_lang, lang)
+        owned = d if registry.model_kind(d).is_checkpoint else None
+        policy = open_policy(
+            name="predicted",
+            predictor_dir=predictor_dir,
+            model_dir=owned,
+            src_lang=src_lang,
+            tgt_lang=lang,
+        )
         assert policy.predict is not None
         predictors[d] = policy.predict
     return predictors
-
-
-@dataclass(frozen=True)
-class _Opener:
-    """Opens the backend of each model directory a setting names, as the flags ask."""
-
-    src_lang: str
-    lang: str
-    device: str
-    beam: int
-    batch_size: int
-    threads: int | None
-
-    def open(self, d: Path | None) -> TranslationBackend:
-        """The backend of `d`: a Hugging Face model or a fitsub checkpoint."""
-        from fitsub.hf.dispatch import is_hf_model, open_hf
-
-        if d is None:  # every setting names a resolved model directory here
-            raise InputError(None, "no model directory")
-        if is_hf_model(d):
-            return open_hf(
-                d, self.src_lang, self.lang, self.device, self.beam, self.batch_size, self.threads
-            )
-        return cli_models.open_checkpoint(
-            d, self.device, self.beam, self.batch_size, self.threads, self.lang
-        )
 
 
 def _print(report: EvalReport, plots: list[Path]) -> None:

@@ -49,6 +49,12 @@ def lexicon_cmd(
     if not data.is_dir():
         raise InputError(data, "no such folder", setting="data")
     names = [c.split(":")[0] for c in corpus]
-    lex = build_lexicon(data, names, language, out or model / LEXICON_FILE, min_count)
+    lex = build_lexicon(
+        data=data,
+        corpora=names,
+        language=language,
+        out=out or model / LEXICON_FILE,
+        min_count=min_count,
+    )
     size = lex.path.stat().st_size if lex.path is not None else 0
     print(f"wrote {lex.path} ({len(lex):,} words seen >= {min_count} times, {size / 1e3:.0f} kB)")

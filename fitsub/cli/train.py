@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from fitsub.cli.options import Device, Quiet
+from fitsub.cli.train_display import TrainDisplay
 from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
 
 if TYPE_CHECKING:
-    from fitsub.train.events import TrainEvent
+    pass
 
 # TrainConfig's defaults are the flags' defaults (a torch-free module); the trainer itself is
 # imported when a run starts.
@@ -199,7 +199,7 @@ def train_cmd(
         raise InputError(None, "no target language", setting="tgt")
     tgt = targets[0]
     if init_from is not None and not resume:
-        from fitsub.hf.dispatch import is_hf_model
+        from fitsub.hf.loading import is_hf_model
 
         if is_hf_model(init_from):  # a Hugging Face model directory or hub id: fitsub.hf
             if len(targets) > 1:
@@ -207,41 +207,92 @@ def train_cmd(
             from fitsub.train.hf_finetune import FinetuneConfig, read_pairs, run_from_cli
 
             hf = FinetuneConfig(
-                base=str(init_from), out_dir=str(out), method=method, src_lang=src,
-                tgt_lang=tgt, lr=lr, warmup=warmup, max_tokens=max_tokens,
-                max_steps=max_steps, max_epochs=max_epochs,
+                base=str(init_from),
+                out_dir=str(out),
+                method=method,
+                src_lang=src,
+                tgt_lang=tgt,
+                lr=lr,
+                warmup=warmup,
+                max_tokens=max_tokens,
+                max_steps=max_steps,
+                max_epochs=max_epochs,
                 max_time=None if max_time is None else parse_duration(max_time),
-                seed=seed, device=device, threads=threads, precision=precision,
-            )  # fmt: skip
-            pairs = read_pairs(data, list(corpus), list(train_prefix), src, tgt, seed)
+                seed=seed,
+                device=device,
+                threads=threads,
+                precision=precision,
+            )
+            pairs = read_pairs(
+                data=data,
+                corpus=list(corpus),
+                prefixes=list(train_prefix),
+                src=src,
+                tgt=tgt,
+                seed=seed,
+            )
             best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
             Console(stderr=True, quiet=quiet).print(Text(f"best checkpoint: {best}"))
             return
     d, heads, enc, dec, ff = model_shape(size, d_model, layers)
     if resume and data is None and not train_prefix:
-        cfg = _resumed(out, max_steps, max_epochs, max_time, threads, device)
+        cfg = _resumed(
+            out=out,
+            max_steps=max_steps,
+            max_epochs=max_epochs,
+            max_time=max_time,
+            threads=threads,
+            device=device,
+        )
     else:
         cfg = TrainConfig.from_options(
-            out_dir=str(out), src_lang=src, tgt_lang=tgt,
+            out_dir=str(out),
+            src_lang=src,
+            tgt_lang=tgt,
             tgt_langs=targets if len(targets) > 1 else [],
-            data_dir=None if data is None else str(data), corpora=list(corpus),
-            train_prefixes=list(train_prefix), dev_prefix=dev, dev_size=dev_size,
-            method=method, arch=arch, length_unit=length_unit,  # validated by TrainConfig.validate
-            noise=noise, noise_mode=noise_mode, length_dropout=length_dropout,
-            d_model=d, n_heads=heads, enc_layers=enc, dec_layers=dec, d_ff=ff, dropout=dropout,
-            vocab_size=vocab_size, init_from=None if init_from is None else str(init_from),
-            max_tokens=max_tokens, update_freq=update_freq, lr=lr, warmup=warmup,
-            max_steps=max_steps, max_epochs=max_epochs,
+            data_dir=None if data is None else str(data),
+            corpora=list(corpus),
+            train_prefixes=list(train_prefix),
+            dev_prefix=dev,
+            dev_size=dev_size,
+            method=method,
+            arch=arch,
+            length_unit=length_unit,  # validated by TrainConfig.validate
+            noise=noise,
+            noise_mode=noise_mode,
+            length_dropout=length_dropout,
+            d_model=d,
+            n_heads=heads,
+            enc_layers=enc,
+            dec_layers=dec,
+            d_ff=ff,
+            dropout=dropout,
+            vocab_size=vocab_size,
+            init_from=None if init_from is None else str(init_from),
+            max_tokens=max_tokens,
+            update_freq=update_freq,
+            lr=lr,
+            warmup=warmup,
+            max_steps=max_steps,
+            max_epochs=max_epochs,
             max_time=None if max_time is None else parse_duration(max_time),
-            log_every=log_every, eval_every=eval_every, patience=patience,
-            keep_checkpoints=keep_checkpoints, dedupe=dedupe,
-            bleu_sentences=bleu_sentences, seed=seed, precision=precision, compile=compile,
-            threads=threads, device=device, resume=resume,
-        )  # fmt: skip
+            log_every=log_every,
+            eval_every=eval_every,
+            patience=patience,
+            keep_checkpoints=keep_checkpoints,
+            dedupe=dedupe,
+            bleu_sentences=bleu_sentences,
+            seed=seed,
+            precision=precision,
+            compile=compile,
+            threads=threads,
+            device=device,
+            resume=resume,
+        )
     from fitsub.train.loop import train
 
     console = Console(stderr=True, quiet=quiet)
-    with _Display(console, cfg) as show:
+    with TrainDisplay(console, cfg) as show:
         best = train(cfg, show)
     console.print(Text(f"best checkpoint: {best}"))
 
@@ -287,72 +338,3 @@ def _resumed(
         cfg.threads = threads
     cfg.device = device
     return cfg
-
-
-class _Display:
-    """Renders the trainer's events: a summary of the data, a progress bar, evaluation lines."""
-
-    def __init__(self, console: Console, cfg: TrainConfig) -> None:
-        self.console, self.cfg = console, cfg
-        self.progress = Progress(
-            TextColumn("[bold]step {task.completed}"),
-            BarColumn(),
-            TextColumn(
-                "loss {task.fields[loss]}  {task.fields[tps]} tok/s  ETA {task.fields[eta]}"
-            ),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        )
-        self.task = self.progress.add_task(
-            "train", total=cfg.max_steps, loss="-", tps="-", eta="-", start=False
-        )
-
-    def __enter__(self) -> _Display:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def __call__(self, ev: TrainEvent) -> None:
-        from fitsub.train.events import DataEvent, DoneEvent, EvalEvent, StartEvent, StepEvent
-
-        say = self.progress.console.print
-        if isinstance(ev, DataEvent):
-            r = ev.report
-            f = r.filtered
-            say(
-                f"data: {r.train_pairs} training pairs, {r.dev_pairs} dev ({r.dev_from}); "
-                f"dropped {f.get('duplicate', 0)} repeated, "
-                f"{f.get('same_length', 0)} same-length retranslations, {f['empty']} empty, {f['too_long']} too long, {f['ratio']} bad ratio, "
-                f"{f['too_many_pieces']} over the piece limit"
-            )
-            t_short, t_long = ev.thresholds
-            say(
-                f"vocab {ev.vocab_size}, {ev.params / 1e6:.2f} M parameters, "
-                f"length-token thresholds <short> < {t_short:.3f} ≤ <normal> ≤ {t_long:.3f} < <long>, "
-                f"{ev.chars_per_piece:.2f} chars/piece, bf16 {ev.bf16}, compile {ev.compile}, "
-                f"{ev.world} process(es)"
-                + (f", resuming at step {ev.resumed_step}" if ev.resumed_step else "")
-            )
-        elif isinstance(ev, StartEvent):
-            self.progress.start_task(self.task)
-            self.progress.update(self.task, completed=ev.step)
-        elif isinstance(ev, StepEvent):
-            eta = "-" if ev.eta is None else _clock(ev.eta)
-            self.progress.update(
-                self.task, completed=ev.step, loss=f"{ev.loss:.3f}",
-                tps=f"{ev.tokens_per_s:,.0f}", eta=eta,
-            )  # fmt: skip
-        elif isinstance(ev, EvalEvent):
-            bleu = "" if ev.dev_bleu is None else f", dev BLEU {ev.dev_bleu:.2f}"
-            mark = " (best)" if ev.best else ""
-            say(f"step {ev.step}: dev loss {ev.dev_loss:.3f}{bleu}{mark}")
-        elif isinstance(ev, DoneEvent):
-            say(f"stopped at step {ev.step} ({ev.reason or 'end'})")
-
-
-def _clock(seconds: float) -> str:
-    s = int(seconds)
-    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"

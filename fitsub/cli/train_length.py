@@ -109,7 +109,9 @@ def train_length_cmd(
 
     spec, enc = _encoder(encoder, max_tokens)
     t0 = time.perf_counter()
-    srcs, tgts, sizes = sample_pairs(data_dir, src, tgt, specs, seed)
+    srcs, tgts, sizes = sample_pairs(
+        data_dir=data_dir, src_lang=src, tgt_lang=tgt, specs=specs, seed=seed
+    )
     log(f"{len(srcs)} pairs: " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
     lengths = count_units(tgts, unit, model_dir)
     options = HeadOptions(epochs=epochs, batch_size=batch_size, lr=lr, hidden=hidden, seed=seed)
@@ -130,7 +132,14 @@ def train_length_cmd(
     info["data"] = {"data_dir": str(data_dir), "corpora": sizes, "seed": seed}
     info["model"] = str(model_dir)
     if dev is not None:
-        info["dev"] = _dev_scores(predictor, dev, (src, tgt), unit, model_dir, per_unit)
+        info["dev"] = _dev_scores(
+            predictor=predictor,
+            dev=dev,
+            langs=(src, tgt),
+            unit=unit,
+            model_dir=model_dir,
+            per_unit=per_unit,
+        )
     info["train_seconds"] = round(time.perf_counter() - t0, 1)
     predictor.cfg.train = info
     predictor.save(target)

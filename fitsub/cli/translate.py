@@ -281,9 +281,18 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
         }
         write_report(run.report, result.segments, summarize_results(result.segments), meta)
     if review is not None:
-        write_review(review, translated, result.segments, title=f"{src} → {out}", source=doc, limits=opts.limits, lang=run.lang, output=None if str(out) == STDIO else out)  # fmt: skip
+        write_review(
+            review,
+            translated,
+            result.segments,
+            title=f"{src} → {out}",
+            source=doc,
+            limits=opts.limits,
+            lang=run.lang,
+            output=None if str(out) == STDIO else out,
+        )
     if not run.quiet:
-        _show(run, src, out, doc, result, encoding, console)
+        _show(run, src=src, out=out, doc=doc, result=result, encoding=encoding, console=console)
     # What the output lost (markup it cannot carry, glossary terms) is shown even with --quiet.
     loud = Console(stderr=True)
     for warning in result.warnings:

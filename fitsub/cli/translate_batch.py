@@ -72,7 +72,16 @@ def _translate_all(
 
             try:
                 fmt = parse_format(run.fmt)  # a bad --format fails each file, as any input error
-                outcome = translate_file(src, out, backend, opts, meta, fmt, run.encoding, step)
+                outcome = translate_file(
+                    src=src,
+                    out=out,
+                    backend=backend,
+                    opts=opts,
+                    meta=meta,
+                    fmt=fmt,
+                    encoding=run.encoding,
+                    progress=step,
+                )
             except Exception as err:  # noqa: BLE001 - one file's failure must not stop the rest
                 outcome = FileOutcome(src, out, error=error_text(err))
             outcomes.append(outcome)

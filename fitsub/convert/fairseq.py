@@ -257,8 +257,7 @@ def fitsub_weights(
         put(f"{t}.ln2", f"{f}.final_layer_norm")
     for i in range(cfg.dec_layers):
         f, t = f"decoder.layers.{i}", f"dec_layers.{i}"
-        put(f"{t}.self_attn.qkv",
-            f"{f}.self_attn.q_proj+{f}.self_attn.k_proj+{f}.self_attn.v_proj")  # fmt: skip
+        put(f"{t}.self_attn.qkv", f"{f}.self_attn.q_proj+{f}.self_attn.k_proj+{f}.self_attn.v_proj")
         put(f"{t}.self_attn.proj", f"{f}.self_attn.out_proj")
         put(f"{t}.ln1", f"{f}.self_attn_layer_norm")
         put(f"{t}.cross_attn.q", f"{f}.encoder_attn.q_proj")
@@ -354,7 +353,13 @@ def convert_fairseq(
     source |= {"spm": spm_path.name, "dictionaries": [src_dict.name, tgt_dict.name]}
     train = {"converted_from": source}
     dest = save_checkpoint(out, model, cfg, tokenizer, train, dtype=dtype, keep_existing=False)
-    return Conversion(dest, cfg, str(cfg.extra["fairseq_arch"]), unused, dropped)
+    return Conversion(
+        out=dest,
+        config=cfg,
+        arch=str(cfg.extra["fairseq_arch"]),
+        unused_symbols=unused,
+        dropped_pieces=dropped,
+    )
 
 
 def _load(cfg: ModelConfig, tokenizer: Tokenizer, weights: dict[str, Tensor], path: Path) -> Any:

@@ -78,7 +78,11 @@ def score_row(
     if cues is not None and options.limits is not None:
         lim = options.limits
         sub = subtitle_compliance(
-            [t for t, _ in cues], [d for _, d in cues], lim.cpl, lim.lines, lim.cps
+            texts=[t for t, _ in cues],
+            durations_ms=[d for _, d in cues],
+            max_cpl=lim.cpl,
+            max_lines=lim.lines,
+            max_cps=lim.cps,
         )
         metrics = replace(metrics, subtitle=sub)
     if requested is not None and metrics.var_requested is not None:

@@ -99,7 +99,15 @@ def make_settings(
                 tag = mode if policy == "source" else f"{mode}-{policy}"
                 for ratio in ratios:
                     typed: Mode = mode  # type: ignore[assignment]
-                    out.append(Setting(f"{prefix}{tag}@{ratio:g}", typed, ratio, d, policy))
+                    out.append(
+                        Setting(
+                            name=f"{prefix}{tag}@{ratio:g}",
+                            mode=typed,
+                            ratio=ratio,
+                            model_dir=d,
+                            policy=policy,
+                        )
+                    )
     return out
 
 

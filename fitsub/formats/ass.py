@@ -113,9 +113,10 @@ def script_events(text: str, path: Path | None = None) -> list[Event]:
             missing = {"start", "end", "text"} - set(fields)
             if missing or fields[-1] != "text":
                 raise InputError(
-                    path, "the [Events] Format line must name Start and End and end with Text",
+                    path,
+                    "the [Events] Format line must name Start and End and end with Text",
                     number,
-                )  # fmt: skip
+                )
             continue
         if (ev := _EVENT.match(line)) is None:
             continue  # a ; comment, a blank line, anything else: kept as written

@@ -126,7 +126,7 @@ def _find(src: str, needle: str, pos: int, end: int) -> int:
 def _skip_target(src: str, pos: int, end: int) -> int:
     """Past a link's ``(target "title")`` or ``[label]`` starting at `pos` (nothing: `pos`)."""
     if pos < end and src[pos] == "(":
-        return _past_closing(src, pos + 1, end, "(", ")")
+        return _past_closing(src=src, pos=pos + 1, end=end, opening="(", closing=")")
     if pos < end and src[pos] == "[":
         return _find(src, "]", pos, end) + 1
     return pos
@@ -134,7 +134,7 @@ def _skip_target(src: str, pos: int, end: int) -> int:
 
 def _close_bracket(src: str, pos: int, end: int) -> int:
     """Index just past the ``]`` closing a bracket opened before `pos` (nested ones skipped)."""
-    return _past_closing(src, pos, end, "[", "]")
+    return _past_closing(src=src, pos=pos, end=end, opening="[", closing="]")
 
 
 def _past_closing(src: str, pos: int, end: int, opening: str, closing: str) -> int:

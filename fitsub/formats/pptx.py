@@ -169,26 +169,26 @@ def _shape_frames(shapes: Any, slide: Any, number: int) -> Iterator[_Frame]:
                         cell.margin_bottom,
                     )
                     yield _Frame(
-                        number,
-                        f"{shape.shape_id}:r{r + 1}c{c + 1}",
-                        cell.text_frame,
-                        int(table.columns[c].width),
-                        int(row.height),
-                        tuple(int(v) for v in insets),  # type: ignore[arg-type]
-                        {},
-                        False,
+                        slide=number,
+                        key=f"{shape.shape_id}:r{r + 1}c{c + 1}",
+                        frame=cell.text_frame,
+                        width=int(table.columns[c].width),
+                        height=int(row.height),
+                        insets=tuple(int(v) for v in insets),  # type: ignore[arg-type]
+                        sizes={},
+                        grows=False,
                     )
         elif shape.has_text_frame:
             frame = shape.text_frame
             yield _Frame(
-                number,
-                str(shape.shape_id),
-                frame,
-                int(shape.width or 0),
-                int(shape.height or 0),
-                _insets(frame),
-                _master_sizes(shape, slide),
-                frame.auto_size == MSO_AUTO_SIZE.SHAPE_TO_FIT_TEXT,
+                slide=number,
+                key=str(shape.shape_id),
+                frame=frame,
+                width=int(shape.width or 0),
+                height=int(shape.height or 0),
+                insets=_insets(frame),
+                sizes=_master_sizes(shape, slide),
+                grows=frame.auto_size == MSO_AUTO_SIZE.SHAPE_TO_FIT_TEXT,
             )
 
 

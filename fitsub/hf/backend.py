@@ -96,7 +96,7 @@ class HFBackend:
         net, tok, config, local = load_pretrained(model)
         self.meta = read_meta(Path(model)) if local else {}
         self.method: str | None = self.meta.get("method")
-        self.lang = target_language(tok, config, lang, src_lang, model)
+        self.lang = target_language(tok, config, lang=lang, src_lang=src_lang, model=model)
         dtype = torch.float32
         if self.device.type == "cuda" and precision != "fp32":
             bf16 = torch.cuda.is_bf16_supported()
@@ -191,7 +191,7 @@ class HFBackend:
         rerank = target
         if req.bounds_without_spaces and target is not None:
             rerank = chars_to_no_space(target, req.text)
-        return _Job(i, text, len(ids), units, rerank, req.text)
+        return _Job(index=i, text=text, n_ids=len(ids), units=units, rerank=rerank, source=req.text)
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """n-best candidates per request, best first, in input order."""
@@ -228,7 +228,7 @@ class HFBackend:
         k = max(self.beam, n_best)
         results: list[list[Candidate]] = []
         misses: list[int] = []
-        found = self._generate(jobs, budgets, floors, bare, k, lex)
+        found = self._generate(jobs, k=k, lexicon=lex, budgets=budgets, floors=floors, bare=bare)
         for b, hyps in enumerate(found):
             fitting = self._fitting(hyps, budgets[b], jobs[b].rerank)
             if not fitting:
@@ -244,11 +244,10 @@ class HFBackend:
         if misses and any(f is not None for f in floors):  # keep the upper bound alone
             again = self._generate(
                 [jobs[b] for b in misses],
-                [budgets[b] for b in misses],
-                None,
-                [bare[b] for b in misses],
-                k,
-                lex,
+                k=k,
+                lexicon=lex,
+                budgets=[budgets[b] for b in misses],
+                bare=[bare[b] for b in misses],
             )
             still = []
             for b, hyps in zip(misses, again, strict=True):
@@ -257,7 +256,7 @@ class HFBackend:
                     still.append(b)
             misses = still
         if misses:  # nothing fits: the shortest unconstrained candidates, flagged
-            again = self._generate([jobs[b] for b in misses], None, None, None, k, lex)
+            again = self._generate([jobs[b] for b in misses], k=k, lexicon=lex)
             for b, hyps in zip(misses, again, strict=True):
                 usable = [h for h in hyps if h.ok]
                 short = sorted(usable, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
@@ -282,13 +281,15 @@ class HFBackend:
     def _generate(
         self,
         jobs: list[_Job],
-        budgets: Sequence[int | None] | None,
-        floors: Sequence[int | None] | None,
-        bare: Sequence[bool] | None,
+        *,
         k: int,
-        lexicon: LexiconMask | None = None,
+        lexicon: LexiconMask | None,
+        budgets: Sequence[int | None] | None = None,
+        floors: Sequence[int | None] | None = None,
+        bare: Sequence[bool] | None = None,
     ) -> list[list[_Hyp]]:
-        """`k` beams and `k` returned hypotheses per job (fewer when `generate` returns fewer)."""
+        """`k` beams and `k` returned hypotheses per job (fewer when `generate` returns fewer);
+        no `budgets`, `floors` or `bare`: the unconstrained search."""
         from transformers import LogitsProcessorList
 
         tok = self.tokenizer
@@ -301,24 +302,25 @@ class HFBackend:
         lows = list(floors) if floors is not None else [None] * n
         rows_bare = list(bare) if bare is not None else [False] * n
         # always on: without budgets it still keeps special and language tokens out of the text
-        lex = (
-            None
-            if lexicon is None
-            else (lexicon, lexicon.for_sources([j.source for j in jobs], self.device))
+        sources = [j.source for j in jobs]
+        lex = None if lexicon is None else (lexicon, lexicon.for_sources(sources, self.device))
+        proc = BudgetProcessor(
+            table=self.table,
+            max_chars=limits,
+            min_chars=lows,
+            no_space=rows_bare,
+            num_beams=k,
+            prefix_len=prefix,
+            max_len=1 + max_new,
+            lexicon=lex,
         )
-        proc = BudgetProcessor(self.table, limits, lows, rows_bare, k, prefix, 1 + max_new, lex)
         if self.positions is not None:
             lens = [-1 if j.units is None else j.units for j in jobs]
             self.positions.lengths = torch.tensor(lens, device=self.device).repeat_interleave(k)
             if all(x < 0 for x in lens):
                 self.positions.lengths = None
-        kwargs: dict[str, Any] = dict(
-            num_beams=k,
-            num_return_sequences=k,
-            max_new_tokens=max_new,
-            do_sample=False,
-            return_dict_in_generate=True,
-        )
+        kwargs: dict[str, Any] = dict(num_beams=k, num_return_sequences=k, max_new_tokens=max_new)
+        kwargs.update(do_sample=False, return_dict_in_generate=True)
         if k > 1:
             kwargs.update(length_penalty=0.0, output_scores=True, early_stopping=True)
         else:

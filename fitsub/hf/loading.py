@@ -2,6 +2,11 @@
 extra, a directory or a hub id (from the local cache, or downloaded when there is a network),
 safetensors weights only (never unpickled), and the `fitsub.json` of a model fine-tuned by
 `fitsub.train.hf_finetune`. Every failure is one line (`InputError` / `ModelMissingError`).
+
+`is_hf_model` tells such a model from a fitsub checkpoint (`fitsub.registry`): a directory whose
+`config.json` has a `model_type` (transformers' config) and no fitsub `format`, or a name that is
+no existing path but looks like a hub id (`Helsinki-NLP/opus-mt-en-it`, `t5-small`). Nothing
+here imports transformers until a model is loaded.
 """
 
 from __future__ import annotations
@@ -21,6 +26,28 @@ META = "fitsub.json"  # written by `fitsub.train.hf_finetune` beside a fine-tune
 META_FORMAT = "fitsub-hf-1"
 HF_EXTRA = "pip install 'fitsub[hf]'"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+
+
+def _config(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((path / "config.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def is_hf_model(model: Path | str | None) -> bool:
+    """Whether `--model` names a Hugging Face model directory or hub id (module doc)."""
+    if model is None:
+        return False
+    text = str(model)
+    path = Path(text)
+    if path.exists():
+        cfg = _config(path) if path.is_dir() else None
+        if cfg is None:
+            return False
+        return not str(cfg.get("format", "")).startswith("fitsub") and "model_type" in cfg
+    return not path.is_absolute() and not text.startswith(".") and bool(HUB_ID.match(text))
 
 
 def require_transformers(model: str) -> Any:

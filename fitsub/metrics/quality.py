@@ -126,13 +126,23 @@ def bucket_table(
         idx = [i for i, n in enumerate(ref_tokens) if lo <= n <= hi]
         label = f"{lo}-{hi}"
         if not idx:
-            out.append(BucketResult(label, lo, hi, 0, None, None, None))
+            out.append(
+                BucketResult(label=label, lo=lo, hi=hi, n=0, bleu=None, lr=None, lr_ref_chars=None)
+            )
             continue
         bh, br = [hyps[i] for i in idx], [refs[i] for i in idx]
         b = bleu(bh, br, tokenize=tokenize)
         lr = b.sys_len / b.ref_len if b.ref_len > 0 else None
         out.append(
-            BucketResult(label, lo, hi, len(idx), b.score, lr, length_ratio_stats(bh, br).mean)
+            BucketResult(
+                label=label,
+                lo=lo,
+                hi=hi,
+                n=len(idx),
+                bleu=b.score,
+                lr=lr,
+                lr_ref_chars=length_ratio_stats(bh, br).mean,
+            )
         )
     return out
 

@@ -27,23 +27,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import torch
 
 from fitsub.backend import Candidate, Request
 from fitsub.errors import InputError
-from fitsub.nat.checkpoint import is_nat_checkpoint, load_nat
+from fitsub.nat.checkpoint import load_nat
 from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import levt_decode
-from fitsub.nat.model import ARCH_KEY
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
 from fitsub.units import SPACE_MARK, char_length, chars_no_space, chars_to_no_space, subword_target
-
-if TYPE_CHECKING:
-    from fitsub.nmt.backend import NMTBackend
 
 
 @dataclass(frozen=True)
@@ -85,7 +80,7 @@ class NATBackend:
         if threads is not None and self.device.type == "cpu":
             torch.set_num_threads(max(1, threads))
         self.model, self.tokenizer, self.cfg, self.meta = load_nat(model_dir, self.device)
-        self.arch = str(self.cfg.extra.get(ARCH_KEY))
+        self.arch = self.cfg.arch
         if length_candidates is None:  # a LevT chooses its own length around the signal
             length_candidates = 1 if isinstance(self.model, LevT) else 3
         if self.cfg.length_token and self.cfg.length_thresholds is None:
@@ -151,14 +146,16 @@ class NATBackend:
             budget = torch.tensor([-1 if r.budget is None else r.budget for r in rows])
         bare = torch.tensor([requests[r.req].bounds_without_spaces for r in rows])
         if isinstance(self.model, LevT):
-            return self._decode_levt(rows, requests, src, lengths, budget, bare)
+            return self._decode_levt(
+                rows=rows, requests=requests, src=src, lengths=lengths, budget=budget, bare=bare
+            )
         out = mask_predict(
-            self.model,
-            src.to(self.device),
-            lengths,
-            self.iterations,
-            budget,
-            bare if bool(bare.any()) else None,
+            model=self.model,
+            src=src.to(self.device),
+            lengths=lengths,
+            iterations=self.iterations,
+            budget=budget,
+            no_space=bare if bool(bare.any()) else None,
         )
         toks, lps = out.tokens.tolist(), out.logp.sum(dim=1).tolist()
         res = []
@@ -181,12 +178,12 @@ class NATBackend:
         iteration's output that fits (module docstring)."""
         assert isinstance(self.model, LevT)
         out = levt_decode(
-            self.model,
-            src.to(self.device),
-            lengths,
-            self.iterations,
-            budget,
-            bare if bool(bare.any()) else None,
+            model=self.model,
+            src=src.to(self.device),
+            tgt_len=lengths,
+            max_iter=self.iterations,
+            budget=budget,
+            no_space=bare if bool(bare.any()) else None,
         )
         steps = [(out.tokens, out.logp), *reversed(out.history)]
         res = []
@@ -242,26 +239,3 @@ class NATBackend:
             return [Candidate(o.text, o.score, True) for o in sorted(fitting, key=key)[:n_best]]
         short = sorted(uniq, key=lambda o: (o.chars == 0, o.chars, -o.mean))[:n_best]
         return [Candidate(o.text, o.score, False) for o in short]
-
-
-def open_backend(
-    model_dir: Path,
-    device: str = "auto",
-    beam: int = 5,
-    batch_size: int = 32,
-    threads: int | None = None,
-    iterations: int = 10,
-    lang: str | None = None,
-) -> NMTBackend | NATBackend:
-    """The backend for a fitsub checkpoint: `NATBackend` for a CMLM or a LevT (its config's
-    `extra.arch`), else the autoregressive `NMTBackend` (beam search)."""
-    # looked up when called (tests stand a double in for fitsub.nmt.backend)
-    from fitsub.nmt.backend import NMTBackend
-
-    if is_nat_checkpoint(model_dir):
-        return NATBackend(
-            model_dir, device=device, iterations=iterations, batch_size=batch_size, threads=threads
-        )
-    return NMTBackend(
-        model_dir, device=device, beam=beam, batch_size=batch_size, threads=threads, lang=lang
-    )

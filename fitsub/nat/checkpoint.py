@@ -1,8 +1,9 @@
 """Non-autoregressive checkpoints (CMLM, LevT): fitsub's checkpoint directory format, unchanged.
 
 A student is saved with `fitsub.nmt.checkpoint.save_checkpoint` (config.json + model.safetensors +
-spm.model, never pickled); its `ModelConfig.extra["arch"]` is "cmlm" or "levt", which is how
-loaders tell it from an autoregressive model (`checkpoint_arch`). Loading reads JSON and
+spm.model, never pickled); its `ModelConfig.arch` is "cmlm" or "levt" (`extra["arch"]` in checkpoints
+written before the field), which is how loaders tell it from an autoregressive model
+(`checkpoint_arch`). Loading reads JSON and
 safetensors only.
 """
 
@@ -18,20 +19,20 @@ from safetensors.torch import load_file
 
 from fitsub.errors import InputError
 from fitsub.nat.levt import LEVT_ARCH, LevT
-from fitsub.nat.model import ARCH_KEY, CMLM, CMLM_ARCH
+from fitsub.nat.model import CMLM, CMLM_ARCH
 from fitsub.nmt.checkpoint import CONFIG, SPM, WEIGHTS, read_config
-from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.config import Arch, ModelConfig, config_arch
 from fitsub.nmt.tokenizer import Tokenizer
 
-NAT_ARCHS = (CMLM_ARCH, LEVT_ARCH)
+NAT_ARCHS: tuple[Arch, ...] = (CMLM_ARCH, LEVT_ARCH)
 NATModel = CMLM | LevT
 
 
-def nat_config(cfg: ModelConfig, arch: str) -> ModelConfig:
+def nat_config(cfg: ModelConfig, arch: Arch) -> ModelConfig:
     """`cfg` as a student's config: arch marked, length encodings counted in pieces."""
     if arch not in NAT_ARCHS:
         raise ValueError(f"not a non-autoregressive arch: {arch!r}")
-    return replace(cfg, length_unit="subword", extra={**cfg.extra, ARCH_KEY: arch})
+    return replace(cfg, length_unit="subword", arch=arch)
 
 
 def cmlm_config(cfg: ModelConfig) -> ModelConfig:
@@ -45,13 +46,13 @@ def levt_config(cfg: ModelConfig) -> ModelConfig:
 
 
 def build_nat(cfg: ModelConfig, tokenizer: Tokenizer) -> NATModel:
-    """A fresh CMLM or LevT (by `cfg.extra["arch"]`) whose character tables come from
+    """A fresh CMLM or LevT (by `cfg.arch`) whose character tables come from
     `tokenizer`."""
     if cfg.vocab_size != tokenizer.vocab_size:
         raise ValueError(
             f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
         )
-    cls = LevT if cfg.extra.get(ARCH_KEY) == LEVT_ARCH else CMLM
+    cls = LevT if cfg.arch == LEVT_ARCH else CMLM
     return cls(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
@@ -64,25 +65,13 @@ def build_cmlm(cfg: ModelConfig, tokenizer: Tokenizer) -> CMLM:
     return CMLM(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
-def checkpoint_arch(path: str | Path) -> str | None:
-    """The arch of a checkpoint directory ("ar", "cmlm", "levt"); None for no checkpoint."""
+def checkpoint_arch(path: str | Path) -> Arch | None:
+    """The arch of a checkpoint directory ("ar", "cmlm", "levt"); None for no checkpoint (or
+    one whose config names no known arch: its loader says what is wrong)."""
     try:
-        meta = read_config(path)
-    except InputError:
+        return config_arch(read_config(path)["model"])
+    except (InputError, ValueError):
         return None
-    extra = meta["model"].get("extra")
-    arch = extra.get(ARCH_KEY, "ar") if isinstance(extra, dict) else "ar"
-    return str(arch)
-
-
-def is_nat_checkpoint(path: str | Path) -> bool:
-    """Whether the checkpoint directory `path` holds a CMLM or a LevT."""
-    return checkpoint_arch(path) in NAT_ARCHS
-
-
-def is_cmlm_checkpoint(path: str | Path) -> bool:
-    """Whether the checkpoint directory `path` holds a CMLM (False for anything else)."""
-    return checkpoint_arch(path) == CMLM_ARCH
 
 
 def load_nat(
@@ -95,7 +84,7 @@ def load_nat(
         cfg = ModelConfig.from_dict(meta["model"])
     except (TypeError, ValueError) as err:
         raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if cfg.extra.get(ARCH_KEY) not in NAT_ARCHS:
+    if cfg.arch not in NAT_ARCHS:
         raise InputError(d, "not a non-autoregressive checkpoint (an autoregressive model)")
     tokenizer = Tokenizer.load(d / SPM)
     try:
@@ -122,7 +111,7 @@ def load_cmlm(
     """(CMLM in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
     model, tokenizer, cfg, meta = load_nat(path, device)
     if not isinstance(model, CMLM):
-        raise InputError(path, f"not a CMLM checkpoint (a {cfg.extra.get(ARCH_KEY)} model)")
+        raise InputError(path, f"not a CMLM checkpoint (a {cfg.arch} model)")
     return model, tokenizer, cfg, meta
 
 
@@ -132,5 +121,5 @@ def load_levt(
     """(LevT in eval mode, float32, on `device`; tokenizer; config; the whole config.json)."""
     model, tokenizer, cfg, meta = load_nat(path, device)
     if not isinstance(model, LevT):
-        raise InputError(path, f"not a LevT checkpoint (a {cfg.extra.get(ARCH_KEY)} model)")
+        raise InputError(path, f"not a LevT checkpoint (a {cfg.arch} model)")
     return model, tokenizer, cfg, meta

@@ -54,10 +54,11 @@ from torch import Tensor, nn
 
 from fitsub.nat.levt_oracle import edits
 from fitsub.nat.model import OnTransformer
+from fitsub.nmt.config import Arch
 from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.loss import projected_nll
 
-LEVT_ARCH = "levt"
+LEVT_ARCH: Arch = "levt"  # ModelConfig.arch of a LevT checkpoint
 MAX_PLACEHOLDERS = 255  # per slot; the placeholder classifier has 256 classes (fairseq)
 PLH_SMOOTHING = 0.01  # label smoothing of the placeholder loss (fairseq)
 
@@ -115,16 +116,17 @@ class LevT(OnTransformer):
         if length_aware and cfg.encoding != "sinusoidal" and tgt_len is not None:
             length = tgt_len.to(torch.float32)[:, None]  # (B, 1)
             le = length_encoding(
-                cfg.encoding, pos.expand(B, T), length.clamp(min=0), cfg.d_model, cfg.rel_classes
+                encoding=cfg.encoding,
+                pos=pos.expand(B, T),
+                length=length.clamp(min=0),
+                d_model=cfg.d_model,
+                n_classes=cfg.rel_classes,
             )  # (B, T, D)
             x = x + le * length.ge(0)[:, :, None]
         x = base.drop(x)
         src_mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         self_mask = y.ne(cfg.pad_id)[:, None, None, :]  # (B, 1, 1, T) bidirectional, no pads
-        for i, layer in enumerate(base.dec_layers):
-            x = layer(x, memory, src_mask, self_mask, False, None, i)
-        result: Tensor = base.dec_norm(x)  # (B, T, D)
-        return result
+        return self.bidirectional(x, memory, src_mask=src_mask, self_mask=self_mask)  # (B, T, D)
 
     def placeholder_logits(
         self, y: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None
@@ -169,7 +171,12 @@ class LevT(OnTransformer):
         hidden = self.token_hidden(masked, memory, src_pad)  # (B, T, D)
         tok_target = tgt.masked_fill(~plh, pad)
         n_plh = max(int(plh.sum()), 1)
-        l_tok = projected_nll(hidden, self.embed.weight, tok_target, pad, eps) / n_plh
+        l_tok = (
+            projected_nll(
+                hidden=hidden, weight=self.embed.weight, target=tok_target, pad=pad, eps=eps
+            )
+            / n_plh
+        )
         # 3. deletion: the model's own tokens in the placeholders, judged by the expert
         with torch.no_grad():
             scores = hidden[plh] @ self.embed.weight.t()  # (P, V)

@@ -205,7 +205,7 @@ def levt_decode(
         counts = logp.argmax(-1).masked_fill(~slots, 0).clamp(max=MAX_PLACEHOLDERS)
         counts = _cap(counts, logp, cap)
         if bool(counts.any()):
-            a_y, a_lp = _insert(a_y, a_lp, counts, plh, pad)
+            a_y, a_lp = _insert(y=a_y, lp=a_lp, counts=counts, plh=plh, pad=pad)
             # 3. tokens for the placeholders
             mask = a_y.eq(plh)
             hidden = model.token_hidden(a_y, mem, spad)  # (b, T, D)

@@ -34,17 +34,11 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.config import Arch, ModelConfig
 from fitsub.nmt.length_encodings import has_position_term, length_encoding, sinusoidal
 from fitsub.nmt.model import Transformer
 
-ARCH_KEY = "arch"  # ModelConfig.extra[ARCH_KEY] == "cmlm" marks a CMLM checkpoint
-CMLM_ARCH = "cmlm"
-
-
-def is_cmlm(cfg: ModelConfig) -> bool:
-    """Whether a model config describes a CMLM (else an autoregressive `Transformer`)."""
-    return cfg.extra.get(ARCH_KEY) == CMLM_ARCH
+CMLM_ARCH: Arch = "cmlm"  # ModelConfig.arch of a CMLM checkpoint
 
 
 class OnTransformer(nn.Module):
@@ -91,6 +85,24 @@ class OnTransformer(nn.Module):
         """src (B, S) -> memory (B, S, D), src_pad (B, S): the AR model's encoder."""
         return self.base.encode(src)
 
+    def bidirectional(
+        self, x: Tensor, memory: Tensor, *, src_mask: Tensor, self_mask: Tensor
+    ) -> Tensor:
+        """The AR model's decoder layers and final norm over the embedded target `x`, every
+        position attending to every position `self_mask` allows (no causal mask, no cache)."""
+        for i, layer in enumerate(self.base.dec_layers):
+            x = layer(
+                x,
+                memory=memory,
+                src_mask=src_mask,
+                self_mask=self_mask,
+                causal=False,
+                cache=None,
+                layer=i,
+            )
+        result: Tensor = self.base.dec_norm(x)
+        return result
+
 
 class CMLM(OnTransformer):
     """Conditional masked language model over fitsub's Transformer (see the module docstring)."""
@@ -123,16 +135,17 @@ class CMLM(OnTransformer):
         if cfg.encoding != "sinusoidal" and tgt_len is not None:
             length = tgt_len.to(torch.float32)[:, None]  # (B, 1)
             le = length_encoding(
-                cfg.encoding, pos.expand(B, N), length.clamp(min=0), cfg.d_model, cfg.rel_classes
+                encoding=cfg.encoding,
+                pos=pos.expand(B, N),
+                length=length.clamp(min=0),
+                d_model=cfg.d_model,
+                n_classes=cfg.rel_classes,
             )  # (B, N, D)
             x = x + le * length.ge(0)[:, :, None]
         x = base.drop(x)
         src_mask = ~src_pad[:, None, None, :]  # (B, 1, 1, S)
         self_mask = ~key_pad[:, None, None, :]  # (B, 1, 1, N) attend to every non-pad piece
-        for i, layer in enumerate(base.dec_layers):
-            x = layer(x, memory, src_mask, self_mask, False, None, i)
-        result: Tensor = base.dec_norm(x)  # (B, N, D)
-        return result
+        return self.bidirectional(x, memory, src_mask=src_mask, self_mask=self_mask)  # (B, N, D)
 
     def decode(
         self, tgt: Tensor, memory: Tensor, src_pad: Tensor, tgt_len: Tensor | None

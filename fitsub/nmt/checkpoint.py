@@ -233,8 +233,8 @@ def load_checkpoint(
         cfg = ModelConfig.from_dict(meta["model"])
     except (TypeError, ValueError) as err:
         raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if cfg.extra.get("arch", "ar") != "ar":  # e.g. a CMLM: loaded by fitsub.nat.checkpoint
-        raise InputError(d, f"a {cfg.extra['arch']} checkpoint, not an autoregressive model")
+    if cfg.arch != "ar":  # e.g. a CMLM: loaded by fitsub.nat.checkpoint
+        raise InputError(d, f"a {cfg.arch} checkpoint, not an autoregressive model")
     tokenizer = Tokenizer.load(d / SPM)
     try:
         model = build_model(cfg, tokenizer)

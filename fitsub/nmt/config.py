@@ -6,7 +6,7 @@ Saved as `config.json` in every checkpoint directory (see `fitsub.nmt.checkpoint
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Literal
 
 from fitsub.units import LengthUnit
 
@@ -14,7 +14,13 @@ from fitsub.units import LengthUnit
 ENCODINGS = ("sinusoidal", "ldpe", "lrpe", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel")
 
 # `fitsub train --method` names -> (length token prepended to the source?, decoder encoding).
-ARCHS = ("ar", "cmlm", "levt")  # autoregressive; CMLM (fitsub.nat.model); LevT (fitsub.nat.levt)
+# The model family: the autoregressive Transformer (fitsub.nmt.model), or a non-autoregressive
+# student: CMLM (fitsub.nat.model) or Levenshtein Transformer (fitsub.nat.levt).
+Arch = Literal["ar", "cmlm", "levt"]
+ARCHS: tuple[Arch, ...] = ("ar", "cmlm", "levt")
+# Where checkpoints written before `ModelConfig.arch` existed keep it: `extra["arch"]` (absent:
+# "ar"); `ModelConfig` reads it from there and writes the field.
+LEGACY_ARCH_KEY = "arch"
 NOISE_MODES = ("symmetric", "positive")  # training-time length perturbation (fitsub.nmt.lengths)
 # Architecture variants of converted models (`fitsub convert`, fitsub.convert.fairseq); the first
 # of each is what fitsub trains.
@@ -61,6 +67,7 @@ class ModelConfig:
     unk_id: int = 1
     bos_id: int = 2
     eos_id: int = 3
+    arch: Arch = "ar"  # the model family: one of ARCHS
     method: str = "baseline"  # a key of METHODS
     length_unit: LengthUnit = "char"
     rel_classes: int = 5  # Lakew's relative encoding: number of quantisation classes
@@ -82,6 +89,18 @@ class ModelConfig:
     output_vocab: int = 0
     version: str = "1"
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """An `extra["arch"]` (a config written before the `arch` field) becomes the field."""
+        if LEGACY_ARCH_KEY in self.extra:
+            extra = dict(self.extra)
+            legacy = extra.pop(LEGACY_ARCH_KEY)
+            if self.arch not in ("ar", legacy):
+                raise ValueError(f"arch {self.arch!r} and extra.arch {legacy!r} disagree")
+            self.arch = parse_arch(legacy)
+            self.extra = extra
+        else:
+            self.arch = parse_arch(self.arch)
 
     @property
     def length_token(self) -> bool:
@@ -127,3 +146,18 @@ class ModelConfig:
             if d.get(key, allowed[0]) not in allowed:
                 raise ValueError(f"unknown {key} {d.get(key)!r}; choose from {list(allowed)}")
         return cls(**d)
+
+
+def parse_arch(value: object) -> Arch:
+    """`value` as a model family (ValueError when it is none of ARCHS)."""
+    if value not in ARCHS:
+        raise ValueError(f"unknown arch {value!r}; choose from {list(ARCHS)}")
+    return value
+
+
+def config_arch(model: dict[str, Any]) -> Arch:
+    """The model family a config.json's `model` section names: its `arch`, or `extra.arch` in
+    a checkpoint written before the field existed; "ar" when neither is there."""
+    extra = model.get("extra")
+    legacy = extra.get(LEGACY_ARCH_KEY) if isinstance(extra, dict) else None
+    return parse_arch(model.get("arch") or legacy or "ar")

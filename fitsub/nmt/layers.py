@@ -113,7 +113,7 @@ class SelfAttention(nn.Module):
         if cache is not None:
             k, v = cache.append(layer, k, v)  # (B, H, t0+T, hd) views of the cache's buffers
         if self.training and self.dropout > 0:
-            y = _attend(q, k, v, mask, causal, self.dropout)
+            y = _attend(q=q, k=k, v=v, mask=mask, causal=causal, p=self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
         result: Tensor = self.proj(_merge(y))  # (B, T, C)
@@ -144,7 +144,7 @@ class CrossAttention(nn.Module):
                 cache.cross_k[layer], cache.cross_v[layer] = k, v
         assert k is not None and v is not None
         if self.training and self.dropout > 0:
-            y = _attend(q, k, v, mask, False, self.dropout)
+            y = _attend(q=q, k=k, v=v, mask=mask, causal=False, p=self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         result: Tensor = self.proj(_merge(y))  # (B, T, C)
@@ -214,11 +214,15 @@ class DecoderLayer(nn.Module):
     ) -> Tensor:
         """(B, T, C) -> (B, T, C)."""
         if not self.norm_first:  # post-norm: x = LN(x + sublayer(x))
-            x = self.ln1(x + self.drop(self.self_attn(x, self_mask, causal, cache, layer)))
-            x = self.ln2(x + self.drop(self.cross_attn(x, memory, src_mask, cache, layer)))
+            a = self.self_attn(x, mask=self_mask, causal=causal, cache=cache, layer=layer)
+            x = self.ln1(x + self.drop(a))
+            a = self.cross_attn(x, memory=memory, mask=src_mask, cache=cache, layer=layer)
+            x = self.ln2(x + self.drop(a))
             post: Tensor = self.ln3(x + self.drop(self.ff(x)))
             return post
-        x = x + self.drop(self.self_attn(self.ln1(x), self_mask, causal, cache, layer))
-        x = x + self.drop(self.cross_attn(self.ln2(x), memory, src_mask, cache, layer))
+        a = self.self_attn(self.ln1(x), mask=self_mask, causal=causal, cache=cache, layer=layer)
+        x = x + self.drop(a)
+        a = self.cross_attn(self.ln2(x), memory=memory, mask=src_mask, cache=cache, layer=layer)
+        x = x + self.drop(a)
         result: Tensor = x + self.drop(self.ff(self.ln3(x)))
         return result

@@ -71,8 +71,9 @@ def fairseq_sinusoidal(pos: Tensor, d_model: int) -> Tensor:
     half = d_model // 2
     if d_model % 2 or half < 2:
         raise ValueError(f"d_model must be even and at least 4, got {d_model}")
-    freq = torch.exp(torch.arange(half, dtype=torch.float32, device=pos.device) * -(
-        math.log(BASE) / (half - 1)))  # fmt: skip
+    freq = torch.exp(
+        torch.arange(half, dtype=torch.float32, device=pos.device) * -(math.log(BASE) / (half - 1))
+    )
     angle = pos.to(torch.float32).unsqueeze(-1) * freq  # (..., d/2)
     return torch.cat((torch.sin(angle), torch.cos(angle)), dim=-1)  # (..., d)
 

@@ -159,7 +159,9 @@ class Transformer(nn.Module):
         `tgt_len` (B,) is the requested length in `length_unit` (< 0 or None: no length signal).
         With a cache, `tgt_in` holds only the new tokens and the cache is updated in place.
         """
-        x = self.decode_hidden(tgt_in, memory, src_pad, tgt_len, cache)  # (B, T, D)
+        x = self.decode_hidden(
+            tgt_in=tgt_in, memory=memory, src_pad=src_pad, tgt_len=tgt_len, cache=cache
+        )  # (B, T, D)
         return self.project(x)  # (B, T, V)
 
     @property
@@ -198,7 +200,11 @@ class Transformer(nn.Module):
         if cfg.encoding != "sinusoidal" and tgt_len is not None:
             length = tgt_len.to(torch.float32)[:, None]  # (B, 1)
             le = length_encoding(
-                cfg.encoding, pos, length.clamp(min=0), cfg.d_model, cfg.rel_classes
+                encoding=cfg.encoding,
+                pos=pos,
+                length=length.clamp(min=0),
+                d_model=cfg.d_model,
+                n_classes=cfg.rel_classes,
             )
             x = x + le * length.ge(0)[:, :, None]  # (B, T, D); rows without a length get 0
         x = self.drop(x)
@@ -211,7 +217,15 @@ class Transformer(nn.Module):
                 q_idx[:, None] >= torch.arange(t0 + T, device=x.device)[None, :]
             )  # (T, t0+T)
         for i, layer in enumerate(self.dec_layers):
-            x = layer(x, memory, src_mask, self_mask, causal, cache, i)
+            x = layer(
+                x,
+                memory=memory,
+                src_mask=src_mask,
+                self_mask=self_mask,
+                causal=causal,
+                cache=cache,
+                layer=i,
+            )
         if cache is not None:
             cache.steps = t0 + T
             cache.units = pos[:, -1]

@@ -60,7 +60,7 @@ def rerank_key(score: float, chars: int, target_chars: int | None, length_weight
 def normalised_score(score: float, pieces: int, alpha: float = LENGTH_PENALTY) -> float:
     """score / ((5 + pieces) / 6) ** alpha (Wu et al. 2016, eq. 14): the key of rows without a
     length target."""
-    return score / ((5 + pieces) / 6) ** alpha
+    return score / float(((5 + pieces) / 6) ** alpha)  # float ** float is typed Any
 
 
 @torch.inference_mode()
@@ -94,8 +94,12 @@ def _search(
         return None if x is None else x.to(dev).repeat_interleave(K)
 
     bare = per_slot(no_space)
-    b = Bounds(per_slot(budget), per_slot(floor), None if bare is None else bare[:, None],
-                per_slot(tgt_len))  # fmt: skip
+    b = Bounds(
+        limit=per_slot(budget),
+        least=per_slot(floor),
+        bare=None if bare is None else bare[:, None],
+        lens=per_slot(tgt_len),
+    )
     pc = model.piece_chars
     banned = pc.eq(0)
     banned[cfg.eos_id] = False
@@ -122,13 +126,29 @@ def _search(
     steps = 0
     for t in range(max_len):
         lens = None if b.lens is None else b.lens[live]
-        h = model.decode_hidden(tokens[live, t : t + 1], memory, pad, lens, cache)[:, -1]  # (n, D)
+        h = model.decode_hidden(
+            tgt_in=tokens[live, t : t + 1], memory=memory, src_pad=pad, tgt_len=lens, cache=cache
+        )[:, -1]  # (n, D)
         logp, add = step_scores(
-            model, h, tokens[live, t], chars[live], t, max_len, b, live, base, cont, prefixes
+            model=model,
+            h=h,
+            last=tokens[live, t],
+            chars=chars[live],
+            t=t,
+            max_len=max_len,
+            b=b,
+            live=live,
+            base=base,
+            cont=cont,
+            prefixes=prefixes,
         )
         if lexicon is not None:  # never invent a word (fitsub.nmt.lexicon_mask): K per row
-            lexicon[0].restrict(logp, tokens[live, 1 : t + 1].tolist(), (live // K).tolist(),
-                                lexicon[1])  # fmt: skip
+            lexicon[0].restrict(
+                logp,
+                histories=tokens[live, 1 : t + 1].tolist(),
+                row_source=(live // K).tolist(),
+                rows=lexicon[1],
+            )
         # the candidates of the sources still searching, in the fixed slot layout (B'K, V)
         slots = (srcs[:, None] * K + torch.arange(K, device=dev)).view(-1)  # (B'K,)
         pos = torch.full((B * K,), -1, dtype=torch.long, device=dev)
@@ -241,7 +261,16 @@ def beam_search(
         texts = list(sources) if sources is not None else [""] * B
         lex = (lexicon, lexicon.for_sources(texts, src.device))
     tokens, scores, chars, _ = _search(
-        net, src, tgt_len, budget_t, k, max_len, floor_t, bare_t, words, lex
+        model=net,
+        src=src,
+        tgt_len=tgt_len,
+        budget=budget_t,
+        beam=k,
+        max_len=max_len,
+        floor=floor_t,
+        no_space=bare_t,
+        words=words,
+        lexicon=lex,
     )
     toks, scs, chs = tokens[:, 1:].tolist(), scores.tolist(), chars.tolist()
     results: list[list[Hypothesis]] = []
@@ -260,7 +289,7 @@ def beam_search(
                 if targets[b] is None
                 else rerank_key(scs[row], chs[row], targets[b], length_weight)
             )
-            hyps.append(Hypothesis(ids, scs[row], chs[row], fits, key))
+            hyps.append(Hypothesis(ids=ids, score=scs[row], chars=chs[row], fits=fits, rank=key))
         # with the lexicon an empty output is no translation either (its only way to "keep" to it)
         fitting = sorted(
             (h for h in hyps if h.fits and (lexicon is None or h.chars > 0)), key=lambda h: -h.rank
@@ -303,5 +332,8 @@ def beam_search(
         wide = again(misses, max_chars=None, n_best=k, target_chars=None, min_chars=None)
         for b, hyps in zip(misses, wide, strict=True):
             short = sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
-            results[b] = [Hypothesis(h.ids, h.score, h.chars, False, h.rank) for h in short]
+            results[b] = [
+                Hypothesis(ids=h.ids, score=h.score, chars=h.chars, fits=False, rank=h.rank)
+                for h in short
+            ]
     return results

@@ -100,7 +100,8 @@ def translate_document(
     runner = Runner(backend, opts.batch_size, progress, 2 * len(units))
     free = runner.free(units)
     fit = CueFit(planned, doc.timed, opts.limits, opts.lang)
-    fitter = Fitter(fit, opts.min_ratio, known_words(backend, free))
+    terms = tuple(t.target for t in opts.glossary.terms) if opts.glossary is not None else ()
+    fitter = Fitter(fit, opts.min_ratio, known_words(backend, free), lexicon_of(backend), terms)
     got = CueTexts()
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     pending, fitter = settle(runner, units, opts, fitter, got, multi, free)

@@ -192,7 +192,9 @@ def assemble(
         prot = p.protected
         if prot is None or i not in got.turns:
             new_texts.append(seg.text)
-            results.append(SegmentResult(i, seg.id, seg.text, None, seg.text))
+            results.append(
+                SegmentResult(index=i, id=seg.id, source=seg.text, budget=None, fitted=seg.text)
+            )
             continue
         turns = in_order(got.turns[i])
         if unchanged(turns, prot):  # nothing translated (`--model identity`): the source's bytes
@@ -234,9 +236,14 @@ def flag_segments(
             out.append(r)
             continue
         flags = segment_flags(
-            r.source, r.fitted, r.unconstrained, r.budget.chars, r.model_fits, vocab,
+            source=r.source,
+            fitted=r.fitted,
+            unconstrained=r.unconstrained,
+            budget_chars=r.budget.chars,
+            model_fits=r.model_fits,
+            known=vocab,
             tgt_lang=lang,
-        )  # fmt: skip
+        )
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)

@@ -6,7 +6,9 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
    shown: the output never depends on `--compare`).
 2. A unit whose unconstrained translation fits its budget (every cue's share of it, within the
    cue's lines; for a dialogue cue all its turns together), cuts no word, keeps its glossary
-   terms and carries no quality flag is kept: it is the output, byte for byte.
+   terms, carries no quality flag and, with a model that has a lexicon, holds no word outside
+   it and the source (an invented word, `unknown-word`) is kept: it is the output, byte for
+   byte. The others are translated under the budget, where the search keeps to the lexicon.
 3. Only the others are translated again under the hard budget, asking for the natural length
    capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
    length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
@@ -20,11 +22,13 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
+from fitsub.lexicon import Lexicon, unknown_words
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
@@ -112,6 +116,8 @@ class Fitter:
     fit: CueFit
     min_ratio: float | None
     known: Collection[str]
+    lexicon: Lexicon | None = None  # the model's (`fitsub.lexicon`): None, no word is invented
+    terms: tuple[str, ...] = ()  # glossary targets: words that may be outside the lexicon
 
     def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
         """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
@@ -131,8 +137,18 @@ class Fitter:
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
 
     def clean(self, u: Unit, text: str) -> bool:
-        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)."""
-        return not segment_flags(u.source, text, text, None, True, self.known)
+        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
+        and invents no word (none outside the lexicon, the source and the glossary)."""
+        if self.lexicon is not None and unknown_words(text, [u.source], self.lexicon, self.terms):
+            return False
+        return not segment_flags(
+            source=u.source,
+            fitted=text,
+            unconstrained=text,
+            budget_chars=None,
+            model_fits=True,
+            known=self.known,
+        )
 
 
 def _dialogue_fits(
@@ -197,7 +213,7 @@ def keep_fitting(
             continue
         _, lost = u.shield.restore(u.pick(free[ui]).text)
         path = paths[ui] if len(u.cues) > 1 else _path(u, multi)
-        out.accept(u, parts, True, lost, texts[ui], path, refitted=False)
+        out.accept(u, parts, fits=True, lost=lost, free=texts[ui], path=path, refitted=False)
     return refit
 
 
@@ -225,14 +241,14 @@ def choose(
         parts, path = fitter.parts(u, text)
         if parts is not None:
             path = path if len(u.cues) > 1 else _path(u, multi)
-            out.accept(u, parts, True, lost, free_text, path)
+            out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
     kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
     text, lost = u.shield.restore(shortest.text)
     if len(u.cues) > 1:
         return Pending(u, char_length(text), free_text)
-    out.accept(u, [text], False, lost, free_text, _path(u, multi))
+    out.accept(u, [text], fits=False, lost=lost, free=free_text, path=_path(u, multi))
     return None
 
 
@@ -252,7 +268,7 @@ def settle(
     if free is None:
         free = runner.free(units)
         known = frozenset(fitter.known) | known_words(runner.backend, free)
-        fitter = Fitter(fitter.fit, fitter.min_ratio, known)
+        fitter = dataclasses.replace(fitter, known=known)
     refit = keep_fitting(units, free, fitter, out, multi)
     if not refit:
         return [], fitter
@@ -263,7 +279,7 @@ def settle(
     fitted = runner.translate([u.request(u.budget, opts.min_ratio) for u in todo])
     pending: list[Pending] = []
     for u, k, cands in zip(todo, refit, fitted, strict=True):
-        waiting = choose(u, cands, free[k], fitter, out, multi)
+        waiting = choose(u=u, fitted=cands, free=free[k], fitter=fitter, out=out, multi=multi)
         if waiting is not None:
             pending.append(waiting)
     return pending, fitter
@@ -305,7 +321,7 @@ def retranslate(
                 text, lost = u.shield.restore(cand.text)
                 parts, _ = fit.share(u, text) if whole(text) else (None, "")
                 if parts is not None:
-                    out.accept(u, parts, cand.fits, lost, p.free, RETRANSLATED)
+                    out.accept(u, parts, fits=cand.fits, lost=lost, free=p.free, path=RETRANSLATED)
                     break
             else:
                 shortest = char_length(u.restored(u.pick(cands)))
@@ -326,12 +342,12 @@ def per_cue(
     unconstrained translations made here."""
     singles = [
         make_unit(
-            planned[i].protected.plain,  # type: ignore[union-attr]
-            b,
-            (i,),
-            (b,),
-            p.unit.group,
-            opts.glossary,
+            source=planned[i].protected.plain,  # type: ignore[union-attr]
+            budget=b,
+            cues=(i,),
+            cue_budgets=(b,),
+            group=p.unit.group,
+            glossary=opts.glossary,
         )
         for p in pending
         for i, b in zip(p.unit.cues, p.unit.cue_budgets, strict=True)

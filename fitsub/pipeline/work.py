@@ -81,7 +81,16 @@ def make_unit(
 ) -> Unit:
     """A unit for `source`, its glossary terms shielded."""
     shield = Shielded(source) if glossary is None else glossary.shield(source)
-    return Unit(shield, source, budget, cues, cue_budgets, group, turn, line=line)
+    return Unit(
+        shield=shield,
+        source=source,
+        budget=budget,
+        cues=cues,
+        cue_budgets=cue_budgets,
+        group=group,
+        turn=turn,
+        line=line,
+    )
 
 
 def turn_budgets(budget: int, turns: Sequence[str], caps: Sequence[int] | None = None) -> list[int]:
@@ -119,7 +128,16 @@ def units_of(
             for t, (turn_text, share) in enumerate(zip(prot.turn_texts, shares, strict=True)):
                 line = None if caps is None else caps[t]
                 units.append(
-                    make_unit(turn_text, share, (g[0],), (share,), gi, opts.glossary, t, line)
+                    make_unit(
+                        source=turn_text,
+                        budget=share,
+                        cues=(g[0],),
+                        cue_budgets=(share,),
+                        group=gi,
+                        glossary=opts.glossary,
+                        turn=t,
+                        line=line,
+                    )
                 )
             continue
         cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
@@ -127,7 +145,16 @@ def units_of(
             cue_budgets = tuple(bud.chars for i in cues if (bud := planned[i].budget) is not None)
             text = " ".join(pr.plain for i in cues if (pr := planned[i].protected) is not None)
             budget = sum(cue_budgets) + len(cues) - 1
-            units.append(make_unit(text, budget, tuple(cues), cue_budgets, gi, opts.glossary))
+            units.append(
+                make_unit(
+                    source=text,
+                    budget=budget,
+                    cues=tuple(cues),
+                    cue_budgets=cue_budgets,
+                    group=gi,
+                    glossary=opts.glossary,
+                )
+            )
     return units
 
 

@@ -47,9 +47,15 @@ def _asset(name: str) -> str:
 def _binding(r: SegmentResult) -> str:
     b = r.budget
     assert b is not None
-    limits = [f"{name} {value}" for name, value in (
-        ("ratio", b.ratio_limit), ("layout", b.layout_limit), ("speed", b.speed_limit),
-    ) if value is not None]  # fmt: skip
+    limits = [
+        f"{name} {value}"
+        for name, value in (
+            ("ratio", b.ratio_limit),
+            ("layout", b.layout_limit),
+            ("speed", b.speed_limit),
+        )
+        if value is not None
+    ]
     return f"{b.binding} binds" + (f" ({', '.join(limits)})" if len(limits) > 1 else "")
 
 
@@ -99,7 +105,9 @@ def page_data(
                 "unc": r.unconstrained,
                 "unc_fit": None
                 if r.unconstrained is None
-                else _laid_out(r.unconstrained, prot, room, limits, lang),
+                else _laid_out(
+                    text=r.unconstrained, prot=prot, room=room, limits=limits, lang=lang
+                ),
                 "fit": editable_text(seg.text, doc.markup),
                 "budget": r.budget.chars,
                 "bind": _binding(r),

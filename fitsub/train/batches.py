@@ -73,12 +73,12 @@ class BatchMaker:
             tgt_len = tgt_len.to(self.device)
         n_tgt = int((e.tgt_lens[idx] + 1).sum())
         return Batch(
-            torch.from_numpy(src).to(self.device),
-            torch.from_numpy(tgt_in).to(self.device),
-            torch.from_numpy(tgt_out).to(self.device),
-            tgt_len,
-            n_tgt,
-            int(src.shape[0] * src.shape[1]),
+            src=torch.from_numpy(src).to(self.device),
+            tgt_in=torch.from_numpy(tgt_in).to(self.device),
+            tgt_out=torch.from_numpy(tgt_out).to(self.device),
+            tgt_len=tgt_len,
+            n_tgt=n_tgt,
+            n_src=int(src.shape[0] * src.shape[1]),
         )
 
 

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from fitsub.errors import InputError
-from fitsub.nmt.config import ARCHS, METHODS, NOISE_MODES, ModelConfig
+from fitsub.nmt.config import ARCHS, METHODS, NOISE_MODES, Arch, ModelConfig
 from fitsub.units import LengthUnit
 
 PRECISIONS = ("auto", "bf16", "fp32")
@@ -73,7 +73,7 @@ class TrainConfig:
     dev_size: int = 500
     spm_sentences: int = 300_000  # sentences sampled per side to train SentencePiece
     init_from: str | None = None  # fine-tune this checkpoint (its tokenizer and architecture)
-    arch: str = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
+    arch: Arch = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
     # data filtering
     max_pieces: int = 200  # per sentence and side
     min_ratio: float = 1 / 3
@@ -135,13 +135,24 @@ class TrainConfig:
         """What preparing this run's data needs (`fitsub.train.run_data.prepare_data`)."""
         m = self.model
         return DataConfig(
-            out_dir=self.out_dir, src_lang=m.src_lang, tgt_lang=m.tgt_lang,
-            data_dir=self.data_dir, corpora=self.corpora, train_prefixes=self.train_prefixes,
-            dev_prefix=self.dev_prefix, dev_size=self.dev_size, length_unit=m.length_unit,
-            vocab_size=m.vocab_size, spm_sentences=self.spm_sentences,
-            max_pieces=self.max_pieces, min_ratio=self.min_ratio, max_ratio=self.max_ratio,
-            seed=self.seed, dedupe=self.dedupe, tgt_langs=tuple(m.tgt_langs),
-        )  # fmt: skip
+            out_dir=self.out_dir,
+            src_lang=m.src_lang,
+            tgt_lang=m.tgt_lang,
+            data_dir=self.data_dir,
+            corpora=self.corpora,
+            train_prefixes=self.train_prefixes,
+            dev_prefix=self.dev_prefix,
+            dev_size=self.dev_size,
+            length_unit=m.length_unit,
+            vocab_size=m.vocab_size,
+            spm_sentences=self.spm_sentences,
+            max_pieces=self.max_pieces,
+            min_ratio=self.min_ratio,
+            max_ratio=self.max_ratio,
+            seed=self.seed,
+            dedupe=self.dedupe,
+            tgt_langs=tuple(m.tgt_langs),
+        )
 
     def validate(self) -> None:
         """Raise InputError for an impossible setting."""

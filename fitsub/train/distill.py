@@ -227,11 +227,11 @@ def distill(
         for j, h in enumerate(hyps):
             stats.add(sources[done + j], h, None if refs is None else refs[done + j])
         done = end
-        meta = _meta(cfg, backend, done, total, seconds, stats)
+        meta = _meta(cfg=cfg, backend=backend, done=done, total=total, seconds=seconds, stats=stats)
         atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
         if progress is not None:
             progress(done, total)
-    meta = _meta(cfg, backend, done, total, seconds, stats)
+    meta = _meta(cfg=cfg, backend=backend, done=done, total=total, seconds=seconds, stats=stats)
     meta["wall_seconds_this_run"] = time.perf_counter() - t_run
     atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
     return meta

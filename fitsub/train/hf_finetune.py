@@ -107,7 +107,7 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
             f"(Marian); a {kind} model needs --method tok",
             setting="method",
         )
-    lang = target_language(tok, config, cfg.tgt_lang, cfg.src_lang, cfg.base)
+    lang = target_language(tok, config, lang=cfg.tgt_lang, src_lang=cfg.src_lang, model=cfg.base)
     if lang.forced_bos is not None and hasattr(tok, "tgt_lang") and lang.code:
         tok.tgt_lang = lang.code[2:-2] if lang.code.startswith("__") else lang.code
     data, dropped = filter_pairs(pairs)
@@ -150,11 +150,15 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     max_epochs = cfg.max_epochs or (None if (cfg.max_steps or cfg.max_time) else 1)
     say(
         {
-            "event": "data", "train_pairs": len(data), "dropped": dropped,
-            "thresholds": list(thresholds), "chars_per_piece": chars_per_piece,
-            "method": cfg.method, "base": cfg.base,
+            "event": "data",
+            "train_pairs": len(data),
+            "dropped": dropped,
+            "thresholds": list(thresholds),
+            "chars_per_piece": chars_per_piece,
+            "method": cfg.method,
+            "base": cfg.base,
         }
-    )  # fmt: skip
+    )
     step, epoch, start, loss_avg = 0, 0, time.monotonic(), math.nan
     done = False
     while not done:
@@ -227,7 +231,11 @@ def read_pairs(
 
     pairs, dropped = Corpus(), dict[str, int]()
     if data is not None:
-        pairs.extend(load_data_dir(data, src, tgt, corpus, seed, dropped)[0])
+        pairs.extend(
+            load_data_dir(
+                data_dir=data, src_lang=src, tgt_lang=tgt, specs=corpus, seed=seed, dropped=dropped
+            )[0]
+        )
     for prefix in prefixes:
         pairs.extend(count_into(dedupe(read_prefix(prefix, src, tgt)), dropped))
     if data is None and not prefixes:

@@ -181,7 +181,14 @@ def fit_predictor(
     targets = log_ratios(srcs, lengths)
     dev_f = feats[dev_idx] if dev_idx else None
     dev_t = targets[dev_idx] if dev_idx else None
-    head, info = fit_head(feats[train_idx], targets[train_idx], dev_f, dev_t, options, log)
+    head, info = fit_head(
+        feats=feats[train_idx],
+        targets=targets[train_idx],
+        dev_feats=dev_f,
+        dev_targets=dev_t,
+        options=options,
+        log=log,
+    )
     spec = encoder_spec or EncoderSpec(package=None, max_tokens=encoder.max_tokens)
     cfg = PredictorConfig(
         src_lang=src_lang,

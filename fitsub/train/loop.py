@@ -9,8 +9,8 @@ events (`fitsub.train.events`); this module never prints.
 Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
 streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
 
-Beside it: settings (`train_config`), data (`corpus`), batches, schedule and optimizer (`optim`),
-`--resume` state (`trainstate`), the loss (`loss`: non-pad target rows, the output projection).
+Beside it in `fitsub.train`: `config`, `corpus` / `run_data`, `batches`, `optim` (schedule and
+optimizer), `state` (`--resume`); the loss is `fitsub.nmt.loss` (non-pad rows, output projection).
 """
 
 from __future__ import annotations
@@ -193,17 +193,17 @@ class Trainer:
         three mean losses times the batch's target tokens (`fitsub.nat.levt`)."""
         with autocast(self.info.device, self.bf16):
             if isinstance(b, LevTBatch):
-                terms = model(b.src, b.tgt, b.prev, b.tgt_len, eps)
+                terms = model(src=b.src, tgt=b.tgt, prev=b.prev, tgt_len=b.tgt_len, eps=eps)
                 return torch.as_tensor(terms.loss) * b.n_tgt
             hidden = model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
         return self._loss(hidden, b.tgt_out, eps)
 
     def _loss(self, hidden: Tensor, tgt_out: Tensor, eps: float) -> Tensor:
         """Summed label-smoothed NLL of the non-pad targets, through the tied output projection."""
-        dtype = torch.bfloat16 if self.bf16 else torch.float32
         # (V, D) the output projection: the tied embedding, or a converted model's own
-        weight = getattr(unwrap(self.model), "output_weight", self.model.embed.weight)
-        return projected_nll(hidden, weight, tgt_out, self.mcfg.pad_id, eps, dtype)
+        w = getattr(unwrap(self.model), "output_weight", self.model.embed.weight)
+        dtype, pad = (torch.bfloat16 if self.bf16 else torch.float32), self.mcfg.pad_id
+        return projected_nll(hidden=hidden, weight=w, target=tgt_out, pad=pad, eps=eps, dtype=dtype)
 
     # -- evaluation ---------------------------------------------------------------------------------
     @torch.no_grad()

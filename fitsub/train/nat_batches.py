@@ -54,7 +54,14 @@ def cmlm_batch(
             drop = torch.rand(B, generator=gen) < cfg.length_dropout
             tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
         tgt_len = tgt_len.to(dev)
-    return Batch(b.src, dec_in.to(dev), out.to(dev), tgt_len, int(masked.sum()), b.n_src)
+    return Batch(
+        src=b.src,
+        tgt_in=dec_in.to(dev),
+        tgt_out=out.to(dev),
+        tgt_len=tgt_len,
+        n_tgt=int(masked.sum()),
+        n_src=b.n_src,
+    )
 
 
 def oracle_decode(model: CMLM, b: Batch, iterations: int = 10) -> list[list[int]]:
@@ -87,7 +94,7 @@ def levt_batch(
     dev = b.tgt_in.device
     tgt = torch.cat((b.tgt_in[:, :1], b.tgt_out), dim=1)  # (B, T+1) BOS pieces EOS
     n = b.tgt_out.ne(cfg.pad_id).sum(dim=1).cpu() - 1  # (B,) pieces without EOS
-    prev = random_deletion(tgt, cfg.pad_id, cfg.bos_id, cfg.eos_id, gen)
+    prev = random_deletion(y=tgt, pad=cfg.pad_id, bos=cfg.bos_id, eos=cfg.eos_id, gen=gen)
     tgt_len: torch.Tensor | None = None
     if cfg.encoding != "sinusoidal":
         tgt_len = n.clone()
@@ -97,7 +104,7 @@ def levt_batch(
             drop = torch.rand(len(n), generator=gen) < cfg.length_dropout
             tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
         tgt_len = tgt_len.to(dev)
-    return LevTBatch(b.src, tgt, prev, tgt_len, b.n_tgt, b.n_src)
+    return LevTBatch(src=b.src, tgt=tgt, prev=prev, tgt_len=tgt_len, n_tgt=b.n_tgt, n_src=b.n_src)
 
 
 def levt_oracle_decode(model: LevT, b: Batch, iterations: int = 10) -> list[list[int]]:

@@ -160,12 +160,26 @@ def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -
     pc = np.asarray(tokenizer.piece_chars(), dtype=np.int64)
     lead = np.asarray(tokenizer.leading_space(), dtype=np.int64)
     tags = _tag_ids(tokenizer, cfg)
-    enc = encode_corpus(tokenizer, train, cfg.length_unit, pc, lead, tag_ids=tags)
+    enc = encode_corpus(
+        encoder=tokenizer,
+        corpus=train,
+        length_unit=cfg.length_unit,
+        piece_chars=pc,
+        leading_space=lead,
+        tag_ids=tags,
+    )
     if cfg.length_unit == "char":  # pieces' characters vs the text's (SentencePiece normalises)
         text_chars = np.fromiter((char_length(t) for t in train.tgt), np.int64, len(train))
         report.char_length_mismatch = int((text_chars != enc.tgt_units).sum())
     enc, n_long = drop_long(enc, cfg.max_pieces)
-    dev_enc = encode_corpus(tokenizer, dev, cfg.length_unit, pc, lead, tag_ids=tags)
+    dev_enc = encode_corpus(
+        encoder=tokenizer,
+        corpus=dev,
+        length_unit=cfg.length_unit,
+        piece_chars=pc,
+        leading_space=lead,
+        tag_ids=tags,
+    )
     keep = np.flatnonzero(
         (dev_enc.src_lens <= cfg.max_pieces) & (dev_enc.tgt_lens <= cfg.max_pieces)
     )
@@ -173,7 +187,7 @@ def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -
     report.filtered["too_many_pieces"] = n_long
     report.train_pairs, report.dev_pairs = len(enc), len(dev_enc)
     report.tgt_pieces = int(enc.tgt_lens.sum())
-    return Prepared(tokenizer, enc, dev_enc, dev_text, report)
+    return Prepared(tokenizer=tokenizer, train=enc, dev=dev_enc, dev_text=dev_text, report=report)
 
 
 def _tag_ids(tokenizer: Tokenizer, cfg: DataConfig) -> dict[str, int] | None:

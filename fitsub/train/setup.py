@@ -94,7 +94,16 @@ def setup_run(cfg: TrainConfig, info: DistInfo) -> Run:
         if base is not None:
             model.load_state_dict(base.state_dict())
     model.to(info.device).train()
-    return Run(prepared, tok, mcfg, model, thresholds, state, opt_state, resume_from is not None)
+    return Run(
+        prepared=prepared,
+        tokenizer=tok,
+        mcfg=mcfg,
+        model=model,
+        thresholds=thresholds,
+        state=state,
+        opt_state=opt_state,
+        resumed=resume_from is not None,
+    )
 
 
 def run_model_config(

@@ -15,7 +15,7 @@ from cli_helpers import translate_toy_srt
 from fitsub.backend import Candidate, Request
 from fitsub.cli import main
 from fitsub.errors import InputError
-from fitsub.nat.checkpoint import is_cmlm_checkpoint, load_cmlm
+from fitsub.nat.checkpoint import checkpoint_arch, load_cmlm
 from fitsub.train.distill import DistillConfig, distill, output_paths, perturbations
 from fitsub.units import char_length
 
@@ -145,7 +145,7 @@ def test_distill_train_translate_eval_end_to_end(
     args = ["train", "--out", str(student), "--train", str(dist), "--arch", "cmlm"]
     args += ["--method", "ldpe", "--noise", "2", "--noise-mode", "positive", *TINY]
     assert run([*args, "--init-from", str(teacher / "best"), "--max-steps", "20"]) == 0
-    assert is_cmlm_checkpoint(student / "best") and is_cmlm_checkpoint(student / "last")
+    assert checkpoint_arch(student / "best") == checkpoint_arch(student / "last") == "cmlm"
     _, _, cfg, meta = load_cmlm(student / "last")
     assert cfg.length_unit == "subword" and cfg.noise_mode == "positive"
     assert meta["train"]["config"]["arch"] == "cmlm" and cfg.extra["length_ratio"] > 0

@@ -13,6 +13,7 @@ from fitsub.backend import Candidate, Request
 from fitsub.budget import limits_for
 from fitsub.document import Document
 from fitsub.formats import parse_document, read_document
+from fitsub.lexicon import Lexicon
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
 from fitsub.units import char_length
@@ -170,3 +171,42 @@ def test_a_vtt_cue_placed_elsewhere_stays_apart() -> None:
     result = translate_document(doc, ToyBackend(), SLOT)
     assert result.segments[0].group != result.segments[1].group
     assert result.segments[0].fitted == toy_translate("Roof of the library")
+
+
+class WithLexicon(Scripted):
+    """`Scripted` with a lexicon (`fitsub.lexicon.HasLexicon`): the words its search keeps to."""
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        free: Mapping[str, Sequence[str]],
+        fitted: Mapping[str, Sequence[str]],
+    ) -> None:
+        super().__init__(free, fitted)
+        self._lexicon = Lexicon(dict.fromkeys(words, 5), language="it")
+
+    @property
+    def lexicon(self) -> Lexicon:
+        return self._lexicon
+
+
+def test_a_fitting_translation_with_an_invented_word_is_translated_again_within_the_lexicon() -> (
+    None
+):
+    salt = "Behind the salt."
+    doc = _srt((0, 3000, salt), (4000, 7000, BLADE))
+    words = ["dietro", "il", "sale", "questa", "lama", "ha", "un", "passato", "oscuro"]
+    backend = WithLexicon(
+        words,
+        free={salt: ["Dietta il sale."], BLADE: [BLADE_IT]},  # "Dietta": no Italian word
+        fitted={salt: ["Dietro il sale."]},
+    )
+    result = translate_document(doc, backend, SLOT)
+    texts = [s.text for s in result.document.segments]
+    assert texts == ["Dietro il sale.", BLADE_IT]
+    asked_again = [r.text for r in backend.calls if r.max_chars is not None]
+    assert asked_again == [salt]  # the clean line is kept as it was, never asked again
+    first, second = result.segments
+    assert first.refitted and not second.refitted
+    assert all(f.name != "unknown-word" for s in result.segments for f in s.flags)
+    assert first.unconstrained == "Dietta il sale."  # the comparison still shows it

@@ -10,8 +10,7 @@ import pytest
 
 from fitsub.cli import main
 from fitsub.errors import ModelMissingError
-from fitsub.hf.dispatch import is_hf_model
-from fitsub.hf.loading import require_transformers
+from fitsub.hf.loading import is_hf_model, require_transformers
 
 
 def run(args: list[str]) -> int:

@@ -19,7 +19,7 @@ from test_distill import TINY, run, write_toy
 
 from fitsub.backend import Request
 from fitsub.errors import InputError
-from fitsub.nat.backend import NATBackend, open_backend
+from fitsub.nat.backend import NATBackend
 from fitsub.nat.checkpoint import build_nat, checkpoint_arch, levt_config, load_levt
 from fitsub.nat.decode import min_costs
 from fitsub.nat.levt import LevT
@@ -27,6 +27,7 @@ from fitsub.nat.levt_decode import _cap, levt_decode
 from fitsub.nat.levt_oracle import edits, random_deletion
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.registry import open_model
 from fitsub.train.batches import Batch
 from fitsub.train.nat_batches import levt_batch
 from fitsub.units import char_length, chars_no_space
@@ -294,7 +295,7 @@ def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_checkpoint_round_trips(ckpt: Path) -> None:
     model, tok = trained()
     loaded, tok2, cfg, _ = load_levt(ckpt)
-    assert checkpoint_arch(ckpt) == "levt" and cfg.extra["arch"] == "levt"
+    assert checkpoint_arch(ckpt) == "levt" and cfg.arch == "levt"
     assert tok2.to_bytes() == tok.to_bytes()
     a, b = model.state_dict(), loaded.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
@@ -308,7 +309,7 @@ def test_checkpoint_round_trips(ckpt: Path) -> None:
 
 
 def test_backend_translates_within_budget_and_flags_the_impossible(ckpt: Path) -> None:
-    backend = open_backend(ckpt, device="cpu", batch_size=4)
+    backend = open_model(ckpt, src_lang="en", lang="it", device="cpu", batch_size=4)
     assert isinstance(backend, NATBackend) and backend.name.startswith("nat:levt:levt-")
     text = "3 1 4 1"  # reversed: "1 4 1 3", 7 characters
     out = backend.translate(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,14 +17,15 @@ from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
 from fitsub.errors import InputError
-from fitsub.nat.backend import NATBackend, open_backend
-from fitsub.nat.checkpoint import build_cmlm, cmlm_config, is_cmlm_checkpoint, load_cmlm
+from fitsub.nat.backend import NATBackend
+from fitsub.nat.checkpoint import build_cmlm, checkpoint_arch, cmlm_config, load_cmlm
 from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.model import CMLM
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.quality_flags import KnowsWords
+from fitsub.registry import open_model
 from fitsub.train.batches import Batch
 from fitsub.train.nat_batches import cmlm_batch
 from fitsub.units import char_length, chars_no_space
@@ -158,7 +161,8 @@ def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_checkpoint_round_trips(ckpt: Path) -> None:
     model, tok = trained()
     loaded, tok2, cfg, meta = load_cmlm(ckpt)
-    assert is_cmlm_checkpoint(ckpt) and cfg.extra["arch"] == "cmlm" and meta["model"]["extra"]
+    assert checkpoint_arch(ckpt) == cfg.arch == meta["model"]["arch"] == "cmlm"
+    assert meta["model"]["extra"] == {"chars_per_piece": 2.0}  # the arch is a field, not extra
     assert tok2.to_bytes() == tok.to_bytes()
     a, b = model.state_dict(), loaded.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
@@ -172,8 +176,27 @@ def test_checkpoint_round_trips(ckpt: Path) -> None:
         load_checkpoint(ckpt)
 
 
+def test_a_checkpoint_from_before_the_arch_field_loads_unchanged(
+    ckpt: Path, tmp_path: Path
+) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(ckpt, old)
+    meta = json.loads((old / "config.json").read_text(encoding="utf-8"))
+    meta["model"]["extra"]["arch"] = meta["model"].pop("arch")  # where it used to be written
+    (old / "config.json").write_text(json.dumps(meta), encoding="utf-8")
+    model, _, cfg, _ = load_cmlm(ckpt)
+    legacy, _, legacy_cfg, _ = load_cmlm(old)
+    assert legacy_cfg == cfg and checkpoint_arch(old) == "cmlm"
+    a, b = model.state_dict(), legacy.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    requests = [Request("3 1 4 1 5", target_chars=9), Request("2 7", max_chars=3)]
+    new_out = open_model(ckpt, src_lang="en", lang="it", device="cpu").translate(requests, 2)
+    old_out = open_model(old, src_lang="en", lang="it", device="cpu").translate(requests, 2)
+    assert old_out == new_out
+
+
 def test_backend_translates_within_budget_and_flags_the_impossible(ckpt: Path) -> None:
-    backend = open_backend(ckpt, device="cpu", batch_size=4)
+    backend = open_model(ckpt, src_lang="en", lang="it", device="cpu", batch_size=4)
     assert isinstance(backend, NATBackend) and backend.name.startswith("nat:")
     assert isinstance(backend, KnowsWords) and "5" not in backend.known_words()
     text = "3 1 4 1 5"  # reversed: "5 1 4 1 3", 9 characters

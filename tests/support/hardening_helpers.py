@@ -63,14 +63,15 @@ class CountingToy(ToyBackend):
 @contextmanager
 def toy_model(model_dir: Path) -> Iterator[type[CountingToy]]:
     """Within the block `fitsub translate` translates with `CountingToy` (no model is loaded):
-    the CLI's seam to the model code (`fitsub.cli.models`) names `model_dir` and opens a toy."""
-    from fitsub.cli import models
+    the backend registry (`fitsub.registry`) locates `model_dir` and opens a toy there."""
+    from fitsub import registry
 
-    saved = models.open_checkpoint, models.resolve_model
+    kind = registry.ModelKind.AUTOREGRESSIVE
+    saved = registry.LOADERS[kind], registry.locate
     CountingToy.made = 0
-    models.open_checkpoint = CountingToy  # type: ignore[assignment]
-    models.resolve_model = lambda *_a, **_k: model_dir
+    registry.LOADERS[kind] = CountingToy
+    registry.locate = lambda *_a, **_k: model_dir  # type: ignore[assignment]
     try:
         yield CountingToy
     finally:
-        models.open_checkpoint, models.resolve_model = saved
+        registry.LOADERS[kind], registry.locate = saved

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import run
 from doubles import ToyBackend
 
-import fitsub.nmt.backend as nmt_backend
+from fitsub import registry
 
 # Cue 1 is hostile markup, 2 italic on two lines, 3 cannot fit, 4 a dialogue, 5 a sound effect
 # on screen for half a second (too short), 6 a plain line.
@@ -29,8 +29,8 @@ SRT = (
 
 def use_toy_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI with the toy backend instead of a checkpoint (no model needed)."""
-    monkeypatch.setattr(nmt_backend, "NMTBackend", lambda *a, **k: ToyBackend())
-    monkeypatch.setattr(nmt_backend, "resolve_model_dir", lambda *a: Path("toy"))
+    monkeypatch.setattr(registry, "locate", lambda *a, **k: Path("toy"))
+    monkeypatch.setattr(registry, "open_model", lambda *a, **k: ToyBackend())
 
 
 def translate_with_review(folder: Path, srt: str = SRT, review: str = "review.html") -> Path:

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
+from fitsub import registry
 from fitsub.backend import Candidate, Request
-from fitsub.cli import main, models
+from fitsub.cli import main
+from fitsub.registry import LoadOptions
 
 SRC = ["the cat sat on the mat", "hello world", "good morning to you all"]
 HYP = ["il gatto era seduto sul tappeto", "ciao mondo", "buongiorno a tutti"]
@@ -259,16 +261,8 @@ class TableBackend:
     name = "table"
     opened: list[tuple[Path, str, int, int | None, str | None]] = []
 
-    def __init__(
-        self,
-        model_dir: Path,
-        device: str = "auto",
-        beam: int = 5,
-        batch_size: int = 32,
-        threads: int | None = None,
-        lang: str | None = None,
-    ) -> None:
-        TableBackend.opened.append((model_dir, device, beam, threads, lang))
+    def __init__(self, model_dir: Path, how: LoadOptions) -> None:
+        TableBackend.opened.append((model_dir, how.device, how.beam, how.threads, how.lang))
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         table = dict(zip(SRC, HYP, strict=True))
@@ -282,9 +276,9 @@ def test_model_mode_translates_every_setting(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # the CLI's seam to the model code: the directory `--model` names, the backend opened there
-    monkeypatch.setattr(models, "resolve_model", lambda model, src_lang, lang: Path(model))
-    monkeypatch.setattr(models, "open_checkpoint", TableBackend)
+    # the backend registry: the directory `--model` names, the backend opened there
+    monkeypatch.setattr(registry, "locate", lambda model, src_lang, lang: Path(model))
+    monkeypatch.setitem(registry.LOADERS, registry.ModelKind.AUTOREGRESSIVE, TableBackend)
     TableBackend.opened = []
     src, _, ref = files
     js = tmp_path / "s.json"

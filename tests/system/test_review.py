@@ -10,7 +10,7 @@ import pytest
 from doubles import ToyBackend
 from review_helpers import page_data
 
-import fitsub.nmt.backend as nmt_backend
+from fitsub import registry
 from fitsub.budget import limits_for
 from fitsub.cli import main
 from fitsub.errors import InputError
@@ -135,8 +135,8 @@ def toy_cli(monkeypatch: pytest.MonkeyPatch) -> list[ToyBackend]:
         made.append(ToyBackend())
         return made[-1]
 
-    monkeypatch.setattr(nmt_backend, "NMTBackend", factory)
-    monkeypatch.setattr(nmt_backend, "resolve_model_dir", lambda *a: Path("toy"))
+    monkeypatch.setattr(registry, "locate", lambda *a, **k: Path("toy"))
+    monkeypatch.setattr(registry, "open_model", factory)
     return made
 
 
