@@ -66,7 +66,9 @@ def project(
         tag = tags[k]
         bounds = _bounds(tags, k, spans, len(translation))
         if tag.point:
-            spans[k] = _point(tag.start, src_words, tgt_words, bounds, len(source))
+            spans[k] = _point(
+                tag.start, src=src_words, tgt=tgt_words, bounds=bounds, size=len(source)
+            )
             continue
         if tag.start == 0 and tag.end == len(source):
             spans[k] = bounds
