@@ -80,6 +80,8 @@ def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") ->
             binding.append(" TOO SHORT", style="red")
         if r.markup_lost:
             binding.append(" (markup dropped)", style="yellow")
+        if r.markup_moved:
+            binding.append(" (markup around the line)", style="yellow")
         if r.terms_lost:
             binding.append(" (glossary term lost)", style="red")
         table.add_row(
@@ -161,6 +163,7 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "group": r.group,
         "group_path": r.group_path,
         "markup_lost": list(r.markup_lost),
+        "markup_moved": list(r.markup_moved),
         "terms_lost": list(r.terms_lost),
     }
 
@@ -250,6 +253,7 @@ def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
                 ("too-small", b.too_small),
                 ("too-short", b.too_short),
                 ("markup-dropped", bool(r.markup_lost)),
+                ("markup-moved", bool(r.markup_moved)),
                 ("term-lost", bool(r.terms_lost)),
             )
             if on

@@ -23,15 +23,19 @@ What is kept and put back (subtitles, SRT and WebVTT):
 
 Only the tags subtitles use are markup (`fitsub.markup.tags`): any other ``<`` is text.
 
-Tags in mid-sentence ("I <i>really</i> mean it") cannot follow a translation that reorders
-words: they are removed from `plain`, NOT put back by `restore` (the emphasis is lost, the
-text is clean), and listed in `Protected.lost` so the caller can warn.
+Tags inside the words ("We kept bees in an <i>apiary</i>.", ``{\\i1}…{\\i0}``, a timestamp) are
+removed from `plain` and kept in `Turn.inline` with the span of words they cover
+(`fitsub.markup.inline`); `restore_turns` writes them back on the words of the translation that
+`fitsub.markup.project` finds for them (or around the whole turn when it cannot; never dropped).
+A ``♪`` in mid-line is the only subtitle markup dropped: it is listed in `Protected.lost` so the
+caller can warn.
 
 Slides (.txt / .md lines): the layout and Markdown around a line's words are kept; see
 `fitsub.markup.slides`.
 
 Modules: `tags` (which ``<…>`` is markup), `protected` (`Protected`: restoring the markup),
-`subtitles` (cues), `slides` (slide lines).
+`subtitles` (cues), `inline` (tags inside the words), `project` (where they go in a
+translation), `slides` (slide lines).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fitsub.markup.inline import InlineTag, Span, insert_inline
+from fitsub.markup.project import project, remap
 from fitsub.markup.tags import strip_markup
 from fitsub.units import char_length
 
@@ -22,12 +24,14 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 @dataclass(frozen=True)
 class Turn:
-    """One speaker turn: the markup before and after its words, the words, markup it lost."""
+    """One speaker turn: the markup before and after its words, the words, the markup inside
+    them (`fitsub.markup.inline`) and the markup it lost (song signs in mid-turn)."""
 
     prefix: str
     plain: str
     suffix: str
     lost: tuple[str, ...] = ()
+    inline: tuple[InlineTag, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,11 @@ class Protected:
         """Mid-sentence markup that `restore` drops (see the module docstring)."""
         return tuple(tag for turn in self.turns for tag in turn.lost)
 
+    @property
+    def inline(self) -> tuple[InlineTag, ...]:
+        """The tags inside the words of every turn, in turn order."""
+        return tuple(tag for turn in self.turns for tag in turn.inline)
+
     def restore(self, translated: str) -> str:
         """Put the markup back around a translation of `plain`."""
         if not self.plain.strip():
@@ -95,8 +104,15 @@ class Protected:
             return self.restore_turns([translated])
         return self.restore_turns(_split_sentences(translated, len(self.turns)))
 
-    def restore_turns(self, translated: Sequence[str]) -> str:
-        """Put the markup back around one translation per turn; turns go on separate lines."""
+    def restore_turns(
+        self, translated: Sequence[str], spans: Sequence[Sequence[Span]] | None = None
+    ) -> str:
+        """Put the markup back around one translation per turn; turns go on separate lines.
+
+        Each turn's inline tags go on `spans[turn]` (offsets in its translation, from
+        `fitsub.markup.project.project`); without `spans` they are projected here, from the
+        translation alone (exact on the source's own words, else around copied words, else
+        around the whole turn)."""
         if not self.plain.strip():
             return self.original
         if len(translated) != len(self.turns):
@@ -104,9 +120,17 @@ class Protected:
                 f"restore_turns: {len(translated)} translations for {len(self.turns)} turns"
             )
         lines = []
-        for turn, text in zip(self.turns, translated, strict=True):
+        for k, (turn, text) in enumerate(zip(self.turns, translated, strict=True)):
             words = "\n".join(SPACE.sub(" ", line).strip() for line in text.strip().split("\n"))
-            if self.escape:
+            if turn.inline:
+                placed = (
+                    spans[k] if spans is not None else project(turn.plain, turn.inline, text).spans
+                )
+                at = [
+                    (remap(text, words, a, True), remap(text, words, b, a == b)) for a, b in placed
+                ]
+                words = insert_inline(words, turn.inline, at, self.escape)
+            elif self.escape:
                 words = words.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             lines.append(f"{turn.prefix}{words}{turn.suffix}")
         return f"{self.prefix}{chr(10).join(lines)}{self.suffix}"

@@ -5,13 +5,15 @@ See `fitsub.markup` for what is kept and put back, and what is lost.
 
 from __future__ import annotations
 
-import html
 import re
 
-from fitsub.markup.protected import BRACKETS, LABEL, SPACE, Protected, Turn
-from fitsub.markup.tags import CODE, markup_spans, strip_markup, tag_at, tags
+from fitsub.markup.inline import split_inline
+from fitsub.markup.protected import BRACKETS, LABEL, Protected, Turn
+from fitsub.markup.tags import CODE, tag_at, tags
 
 ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+_VOICE = re.compile(r"<v[ .]", re.I)
+_CODE_END = re.compile(r"\{\\[^}]*\}$")  # a code block ending the cue: `{\i0}`
 _DASH = re.compile(r"[-‐–—][ \t]*")
 _MUSIC_START = re.compile(r"[♪♫]+[ \t]*")
 _MUSIC_END = re.compile(r"[ \t]*[♪♫]+$")
@@ -62,6 +64,8 @@ def _peel(s: str, lo: int, hi: int, kinds: frozenset[str]) -> tuple[int, int]:
                 hi -= 1
         if "code" in kinds and (m := CODE.match(s, lo, hi)):
             lo = m.end()
+        if "code" in kinds and (m := _CODE_END.search(s, lo, hi)):
+            hi = m.start()
         if "wrap" in kinds:
             lo, hi = _peel_tags(s, lo, hi, "voice" in kinds)
         if "dash" in kinds and not dash_done and (m := _DASH.match(s, lo, hi)):
@@ -132,25 +136,28 @@ def _uniform_lines(core: str) -> tuple[str, str, str]:
 
 
 def _turn_groups(core: str) -> list[str]:
-    """Split a cue into speaker turns: a line starting with a dash starts a new turn."""
+    """Split a cue into speaker turns: a line starting with a dash starts a new turn, and so
+    does each voice span of a line that holds two or more (``<v Anna>Hi!</v> <v Bo>Hey.</v>``)."""
     groups: list[list[str]] = []
     for line in core.split("\n"):
-        if not groups or _TURN_START.match(line):
-            groups.append([line])
-        else:
-            groups[-1].append(line)
+        voices = [m.start() for m in _VOICE.finditer(line) if tag_at(line, m.start(), len(line))]
+        cuts = [0, *voices[1:]] if len(voices) > 1 else [0]
+        for k, (a, b) in enumerate(zip(cuts, [*cuts[1:], len(line)], strict=True)):
+            part = line[a:b].rstrip() if k < len(cuts) - 1 else line[a:b]
+            if not groups or k > 0 or _TURN_START.match(part):
+                groups.append([part])
+            else:
+                groups[-1].append(part)
     return ["\n".join(g) for g in groups]
 
 
 def _turn(text: str) -> Turn:
     lo, hi = _peel(text, 0, len(text), SUBTITLE_KINDS)
-    plain, lost = _clean(text[lo:hi])
-    return Turn(prefix=_one_line(text[:lo]), plain=plain, suffix=_one_line(text[hi:]), lost=lost)
-
-
-def _clean(core: str) -> tuple[str, tuple[str, ...]]:
-    """Remove mid-sentence markup (returned as lost), decode entities, join lines."""
-    lost = tuple(core[a:b] for a, b in markup_spans(core))
-    lost += tuple(m.group(0) for m in re.finditer(r"[♪♫]", core))
-    text = re.sub(r"[♪♫]", " ", strip_markup(core))
-    return SPACE.sub(" ", html.unescape(text).replace("\n", " ")).strip(" \t"), lost
+    plain, inline, lost = split_inline(text[lo:hi])
+    return Turn(
+        prefix=_one_line(text[:lo]),
+        plain=plain,
+        suffix=_one_line(text[hi:]),
+        lost=lost,
+        inline=inline,
+    )

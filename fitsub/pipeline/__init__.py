@@ -38,6 +38,7 @@ from fitsub.document import Document
 from fitsub.lexicon import lexicon_of
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.estimate import with_quality
+from fitsub.pipeline.inline import translate_tagged
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.run import (
     Fitter,
@@ -108,8 +109,10 @@ def translate_document(
     later = Runner(backend, opts.batch_size)
     pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)
     fitter = per_cue(later, pending, planned, opts, fitter, got)
+    # inline tags: the tagged words translated alone, to find them in each cue's translation
+    tagged = translate_tagged(later, planned, got)
     # assemble: the output document and each segment's result
-    result = assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend))
+    result = assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend), tagged)
     # quality estimation: a score per sentence, `low-quality` under the threshold
     result = with_quality(result, backend, lang=opts.lang) if opts.quality else result
     if not opts.compare:  # the comparison hidden: the output, its flags and scores stay the same

@@ -8,7 +8,7 @@ segment then gets its quality flags (`fitsub.quality_flags.segment_flags`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -18,6 +18,7 @@ from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.lexicon import Lexicon
 from fitsub.markup import Protected
+from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.quality_flags import Flag, segment_flags, words
@@ -39,6 +40,7 @@ class SegmentResult:
     group: int = -1  # index of the sentence group (the cues of one sentence share it)
     group_path: str = SINGLE  # how the sentence was fitted: one of `share.GROUP_PATHS`
     markup_lost: tuple[str, ...] = ()  # mid-sentence markup the output could not carry
+    markup_moved: tuple[str, ...] = ()  # inline tags not placed on their words: around the line
     terms_lost: tuple[str, ...] = ()  # glossary terms the translation lost (not restored)
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
     flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.quality_flags`)
@@ -94,22 +96,34 @@ def layout(text: str, doc: Document, opts: TranslateOptions, cpl: int | None = N
 T = TypeVar("T")
 
 
-def _in_order(by_turn: dict[int, T]) -> list[T]:
+def in_order(by_turn: Mapping[int, T]) -> list[T]:
     """A cue's per-turn values in turn order."""
     return [by_turn[t] for t in sorted(by_turn)]
 
 
 def _output_text(
-    prot: Protected, turns: list[str], doc: Document, opts: TranslateOptions, line_start: bool
-) -> str:
+    prot: Protected,
+    turns: list[str],
+    doc: Document,
+    opts: TranslateOptions,
+    line_start: bool,
+    tagged: Mapping[str, Sequence[str]],
+) -> tuple[str, tuple[str, ...]]:
     """A cue's new text: its turns, reflowed into the slot unless a dialogue, markup restored
-    (in Markdown, the translation's own markup characters escaped first)."""
+    (in Markdown, the translation's own markup characters escaped first), inline tags projected
+    on their words (`fitsub.markup.project`, with `tagged`: the tagged words translated alone);
+    and the inline tags that could not be placed (kept around their turn)."""
     if doc.format == "markdown":
         turns = [escape_translation(t, line_start) for t in turns]
-    if prot.is_dialogue:
-        return prot.restore_turns(turns)
-    room = line_room(prot, opts.limits)
-    return prot.restore_turns([layout(turns[0], doc, opts, room)])
+    if not prot.is_dialogue:
+        turns = [layout(turns[0], doc, opts, line_room(prot, opts.limits))]
+    placed = [
+        project(t.plain, t.inline, text, tagged) for t, text in zip(prot.turns, turns, strict=True)
+    ]
+    moved = tuple(
+        t.inline[k].markup for t, p in zip(prot.turns, placed, strict=True) for k in p.unplaced
+    )
+    return prot.restore_turns(turns, [p.spans for p in placed]), moved
 
 
 def unchanged(turns: Sequence[str], prot: Protected) -> bool:
@@ -125,25 +139,33 @@ def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> Segmen
         id=p.id,
         source=prot.plain,
         budget=p.budget,
-        fitted=" ".join(_in_order(got.turns[i])),
-        unconstrained=" ".join(_in_order(got.free[i])) if i in got.free else None,
+        fitted=" ".join(in_order(got.turns[i])),
+        unconstrained=" ".join(in_order(got.free[i])) if i in got.free else None,
         group=got.group[i],
         group_path=got.path[i],
         markup_lost=prot.lost,
         terms_lost=got.terms_lost.get(i, ()),
         model_fits=got.model_fits[i],
-        requested=combine(_in_order(asked)) if asked else None,
+        requested=combine(in_order(asked)) if asked else None,
         refitted=got.refitted.get(i, False),
     )
 
 
-def _warnings(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
+def _warnings(
+    planned: Sequence[PlannedSegment], got: CueTexts, results: Sequence[SegmentResult]
+) -> list[str]:
     warnings = [
         f"segment {p.id or p.index + 1}: markup in mid-sentence dropped: {' '.join(p.protected.lost)}"
         for i, p in enumerate(planned)
         if p.protected is not None
         and p.protected.lost
-        and not (i in got.turns and unchanged(_in_order(got.turns[i]), p.protected))
+        and not (i in got.turns and unchanged(in_order(got.turns[i]), p.protected))
+    ]
+    warnings += [
+        f"segment {r.id or r.index + 1}: markup not placed on its words, kept around the whole "
+        f"line: {' '.join(r.markup_moved)}"
+        for r in results
+        if r.markup_moved
     ]
     warnings += [
         f"segment {planned[i].id or i + 1}: glossary term(s) lost in translation: "
@@ -160,8 +182,10 @@ def assemble(
     opts: TranslateOptions,
     known: Collection[str],
     lexicon: Lexicon | None = None,
+    tagged: Mapping[str, Sequence[str]] | None = None,
 ) -> TranslationResult:
-    """The output document, each segment's result (flagged) and the warnings."""
+    """The output document, each segment's result (flagged) and the warnings; `tagged`: the
+    words under inline tags translated alone (`fitsub.pipeline.inline`)."""
     results: list[SegmentResult] = []
     new_texts: list[str] = []
     for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):
@@ -172,17 +196,18 @@ def assemble(
                 SegmentResult(index=i, id=seg.id, source=seg.text, budget=None, fitted=seg.text)
             )
             continue
-        turns = _in_order(got.turns[i])
+        turns = in_order(got.turns[i])
         if unchanged(turns, prot):  # nothing translated (`--model identity`): the source's bytes
             new_texts.append(seg.text)
             results.append(dataclasses.replace(_result(i, p, prot, got), markup_lost=()))
             continue
         line_start = doc.format == "markdown" and opens_line(doc.gaps[i] if doc.gaps else "")
-        new_texts.append(_output_text(prot, turns, doc, opts, line_start))
-        results.append(_result(i, p, prot, got))
+        text, moved = _output_text(prot, turns, doc, opts, line_start, tagged or {})
+        new_texts.append(text)
+        results.append(dataclasses.replace(_result(i, p, prot, got), markup_moved=moved))
     terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
     flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang)
-    return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got))
+    return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got, results))
 
 
 def flag_segments(

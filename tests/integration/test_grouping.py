@@ -245,11 +245,13 @@ def test_a_cue_too_short_to_read_is_flagged_in_results_and_json() -> None:
 
 
 def test_markup_the_output_cannot_carry_marks_the_cue() -> None:
-    doc = _srt((0, 3000, "If a<b, swap them. <i>Now!</i>"), (3100, 6000, "Fine."))
+    doc = _srt((0, 3000, "If a<b, swap ♪ them. <i>Now!</i>"), (3100, 6000, "Fine."))
     result = translate_document(doc, ToyBackend(), _opts(ratio=3.0))
     first, second = result.segments
     assert first.source == "If a<b, swap them. Now!"  # every word kept (issue 18)
-    assert first.markup_lost == ("<i>", "</i>") and second.markup_lost == ()
-    assert result_to_dict(first)["markup_lost"] == ["<i>", "</i>"]
-    assert result.warnings[1:] == [NO_SCORING] and "<i>" in result.warnings[0]  # toy: no score
+    assert first.markup_lost == ("♪",) and second.markup_lost == ()  # a song sign mid-line
+    assert result_to_dict(first)["markup_lost"] == ["♪"]
+    assert result.warnings[1:] == [NO_SCORING] and "♪" in result.warnings[0]  # toy: no score
+    # the tag goes on the translation of its words, in a cue grouped with the next or not
+    assert result.document.segments[0].text.endswith("themino. <i>Adesso!</i>")
     assert "swapino" in result.document.segments[0].text

@@ -107,11 +107,13 @@ def test_too_small_budget_is_flagged() -> None:
     assert summarize(result.segments).flagged == 1
 
 
-def test_mid_sentence_tag_is_dropped_with_a_warning() -> None:
+def test_mid_sentence_tag_goes_on_the_translation_of_its_words() -> None:
     doc = parse_document("1\n00:00:01,000 --> 00:00:04,000\nI <i>really</i> mean it.\n", "srt")
-    result = translate_document(doc, ToyBackend(), _opts(ratio=2.0))
-    assert "<i>" not in result.document.segments[0].text
-    assert result.warnings[1:] == [NO_SCORING] and "<i>" in result.warnings[0]  # toy: no score
+    backend = ToyBackend()
+    result = translate_document(doc, backend, _opts(ratio=2.0))
+    assert result.document.segments[0].text == "Io <i>reallyino</i> meanino esso."
+    assert result.warnings == [NO_SCORING]  # toy: no score; nothing dropped or moved
+    assert backend.calls[-1].text == "really"  # the tagged words, translated alone
 
 
 def test_min_ratio_asks_for_a_lower_bound_capped_at_the_budget() -> None:

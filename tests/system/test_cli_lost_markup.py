@@ -22,7 +22,7 @@ def test_quiet_still_reports_dropped_markup_and_the_report_marks_the_cue(
 ) -> None:
     src = tmp_path / "a.srt"
     src.write_text(
-        "1\n00:00:01,000 --> 00:00:04,000\nIf a<b, swap them. <i>Now!</i>\n\n"
+        "1\n00:00:01,000 --> 00:00:04,000\nIf a<b, swap ♪ them. <i>Now!</i>\n\n"
         "2\n00:00:04,500 --> 00:00:05,100\nThank you so much.\n",
         encoding="utf-8",
     )
@@ -34,11 +34,15 @@ def test_quiet_still_reports_dropped_markup_and_the_report_marks_the_cue(
     captured = capsys.readouterr()
     assert captured.out == ""
     warnings = [line for line in captured.err.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "segment 1" in warnings[0] and "<i>" in warnings[0]
+    # the song sign in mid-line is dropped; the tag is kept (on its words or around the line)
+    assert warnings and all("segment 1" in w for w in warnings) and "♪" in warnings[0]
     data = json.loads(report.read_text(encoding="utf-8"))
     first, second = data["segments"]
     assert first["source"] == "If a<b, swap them. Now!"
-    assert first["markup_lost"] == ["<i>", "</i>"] and second["markup_lost"] == []
+    assert first["markup_lost"] == ["♪"] and second["markup_lost"] == []
+    assert first["markup_moved"] in ([], ["<i>…</i>"]) and second["markup_moved"] == []
+    cue = out.read_text(encoding="utf-8").split("\n\n")[0]
+    assert cue.count("<i>") == 1 and cue.count("</i>") == 1
     # a 0.6 s cue of four words is flagged too short
     assert second["budget"]["too_short"] is True and first["budget"]["too_short"] is False
     assert out.exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fitsub.markup import protect, visible_text
+from fitsub.markup.inline import InlineTag
 
 
 @pytest.mark.parametrize(
@@ -114,15 +115,21 @@ def test_dialogue_variants() -> None:
     assert not continued.is_dialogue and continued.plain == "This sentence goes on over two lines."
 
 
-def test_a_mid_sentence_tag_is_dropped_and_reported() -> None:
+def test_a_mid_sentence_tag_is_kept_with_its_words_or_around_the_line() -> None:
     prot = protect("I <i>really</i> mean it.", "srt")
-    assert prot.plain == "I really mean it."
-    assert prot.lost == ("<i>", "</i>")
-    assert prot.restore("Lo penso davvero.") == "Lo penso davvero."
+    assert prot.plain == "I really mean it." and prot.lost == ()
+    assert prot.inline == (InlineTag("<i>", "</i>", 2, 8),)
+    # nothing says where "really" went: the tag is kept around the whole line, never dropped
+    assert prot.restore("Lo penso davvero.") == "<i>Lo penso davvero.</i>"
+    assert prot.restore("I really mean it.") == "I <i>really</i> mean it."
     partial = protect("<i>Hello</i> there.", "srt")  # opens at the start, closes mid-sentence
-    assert partial.plain == "Hello there." and partial.lost == ("<i>", "</i>")
+    assert partial.plain == "Hello there." and partial.inline == (InlineTag("<i>", "</i>", 0, 5),)
     karaoke = protect("Never <00:00:01.500>gonna", "vtt")
-    assert karaoke.plain == "Never gonna" and karaoke.lost == ("<00:00:01.500>",)
+    assert karaoke.plain == "Never gonna" and karaoke.lost == ()
+    assert karaoke.inline == (InlineTag("<00:00:01.500>", "", 6, 6),)
+    assert karaoke.restore("Mai e poi mai") == "Mai e <00:00:01.500>poi mai"
+    song = protect("Row, row ♪ your boat", "srt")  # a song sign is text: dropped, reported
+    assert song.plain == "Row, row your boat" and song.lost == ("♪",)
 
 
 def test_nothing_to_translate_restores_the_original() -> None:
@@ -187,7 +194,7 @@ def test_slide_lines_without_text(line: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "plain", "lost"),
+    ("text", "plain", "tags"),
     [
         # issue 18: "<b, swap them. <i>" is not a tag; only "<i>Now!</i>" is markup
         ("If a<b, swap them. <i>Now!</i>", "If a<b, swap them. Now!", ("<i>", "</i>")),
@@ -200,11 +207,11 @@ def test_slide_lines_without_text(line: str) -> None:
     ],
 )
 def test_a_less_than_sign_that_opens_no_known_tag_is_text(
-    text: str, plain: str, lost: tuple[str, ...]
+    text: str, plain: str, tags: tuple[str, ...]
 ) -> None:
     prot = protect(text, "srt")
     assert prot.plain == plain
-    assert prot.lost == lost
+    assert tuple(m for tag in prot.inline for m in (tag.open, tag.close)) == tags
     assert visible_text(text, "srt") == text.replace("<i>", "").replace("</i>", "").replace(
         "<B>", ""
     ).replace("</B>", "")
@@ -221,7 +228,9 @@ def test_a_less_than_sign_is_escaped_in_webvtt_and_kept_as_is_in_srt() -> None:
 def test_known_tags_with_classes_and_annotations_are_still_markup() -> None:
     assert protect("<c.yellow.bg>Hi.</c>", "vtt").plain == "Hi."
     assert protect("<lang it>Ciao.</lang>", "vtt").plain == "Ciao."
-    assert protect("<ruby>Kan<rt>kan</rt></ruby>", "vtt").lost == ("<rt>", "</rt>")
+    assert protect("<ruby>Kan<rt>kan</rt></ruby>", "vtt").inline == (
+        InlineTag("<rt>", "</rt>", 3, 6),
+    )
 
 
 def test_song_lines_are_units_of_their_own() -> None:
