@@ -292,7 +292,8 @@ def estimate(
     out = [0.0] * len(sentences)  # an empty output for a source with words is wrong
     for i, (sc, free) in zip(live, scores, strict=True):
         s, f, u = sentences[i]
-        out[i] = model.score(segment_signals(s, f, u, sc, free))
+        signals = segment_signals(source=s, fitted=f, unconstrained=u, score=sc, free_score=free)
+        out[i] = model.score(signals)
     for i, (s, _, _) in enumerate(sentences):
         if not s.strip():
             out[i] = 1.0

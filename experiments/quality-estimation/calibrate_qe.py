@@ -171,7 +171,13 @@ def signals(lang: str, dropout_passes: int) -> None:
         f.write(json.dumps(meta) + "\n")
         for r in rows:
             sc, free = by_id.get(id(r), (None, None))
-            sig = segment_signals(r["source"], r["fitted"], r["unconstrained"], sc, free)
+            sig = segment_signals(
+                source=r["source"],
+                fitted=r["fitted"],
+                unconstrained=r["unconstrained"],
+                score=sc,
+                free_score=free,
+            )
             sig["dropout_mean"] = fmean(sc.dropout_means) if sc and sc.dropout_means else None
             sig["nbest_agreement"] = nbest_agreement(r["fitted"], r["nbest"])
             out = {

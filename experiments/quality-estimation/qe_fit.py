@@ -163,8 +163,10 @@ def tables(rows: dict[str, list[dict[str, Any]]], model: dict[str, Any],
     """Recall / precision / share flagged by language and length bucket: the flags before (no
     low-quality), the previous score at its thresholds, the new score (own threshold; and with
     the coefficients and threshold fitted without the language)."""
-    print(f"label: chrF < {WRONG_CHRF_SHORT} (source <= 40 chars) / < {WRONG_CHRF} (longer), or "
-          f"under {SHORT_OF_REF} of the reference's length, or {UNTRANSLATED} untranslated\n")
+    print(
+        f"label: chrF < {WRONG_CHRF_SHORT} (source <= 40 chars) / < {WRONG_CHRF} (longer), or "
+        f"under {SHORT_OF_REF} of the reference's length, or {UNTRANSLATED} untranslated\n"
+    )
     print(
         "| lang | length | lines | wrong % | old flags R / P / flagged | previous score "
         "R / P / flagged | new score R / P / flagged | new, language held out | AUC prev / new |"

@@ -56,10 +56,7 @@ def test_no_call_passes_same_typed_arguments_by_position() -> None:
     s = _structure()
     sources = s.package_sources()
     assert "Run" in s.signatures(sources) and "beam_search" in s.signatures(sources)
-    # fitsub/quality.py was another helper's while this check was written (issue 32): its one
-    # call, segment_signals(s, f, u, sc, free), goes by keyword when that work is merged
-    wide = [c for c in s.wide_positional_calls(sources) if not c.startswith("fitsub/quality.py:")]
-    assert wide == []
+    assert s.wide_positional_calls(sources) == []
 
 
 def test_the_call_check_finds_a_wide_positional_call() -> None:
