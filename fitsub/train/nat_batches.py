@@ -30,6 +30,28 @@ from fitsub.nmt.lengths import perturb
 from fitsub.train.batches import Batch
 
 
+def length_signal(
+    n: torch.Tensor,
+    cfg: ModelConfig,
+    gen: torch.Generator | None,
+    *,
+    train: bool,
+    device: torch.device,
+) -> torch.Tensor | None:
+    """The decoder's length signal for target piece counts `n` (B,): None for a model without a
+    length encoding; in training perturbed in the model's noise window (perturbed LDPE, Oka et
+    al. 2021, eq. 1-2) and set to -1 (no length) for a share `length_dropout` of rows."""
+    if cfg.encoding == "sinusoidal":
+        return None
+    tgt_len = n.clone()
+    if train and cfg.noise > 0:
+        tgt_len = perturb(tgt_len, cfg.noise, cfg.noise_mode, generator=gen)
+    if train and cfg.length_dropout > 0:
+        drop = torch.rand(len(n), generator=gen) < cfg.length_dropout
+        tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
+    return tgt_len.to(device)
+
+
 def cmlm_batch(
     b: Batch, cfg: ModelConfig, gen: torch.Generator | None, train: bool = True
 ) -> Batch:
@@ -45,15 +67,7 @@ def cmlm_batch(
     masked = (rank < k[:, None]) & valid
     dec_in = torch.where(masked, torch.full_like(pieces, cfg.bos_id), pieces)
     out = torch.where(masked, pieces, torch.full_like(pieces, cfg.pad_id))
-    tgt_len: torch.Tensor | None = None
-    if cfg.encoding != "sinusoidal":
-        tgt_len = n.clone()
-        if train and cfg.noise > 0:
-            tgt_len = perturb(tgt_len, cfg.noise, cfg.noise_mode, generator=gen)
-        if train and cfg.length_dropout > 0:
-            drop = torch.rand(B, generator=gen) < cfg.length_dropout
-            tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
-        tgt_len = tgt_len.to(dev)
+    tgt_len = length_signal(n, cfg, gen, train=train, device=dev)
     return Batch(
         src=b.src,
         tgt_in=dec_in.to(dev),
@@ -95,15 +109,7 @@ def levt_batch(
     tgt = torch.cat((b.tgt_in[:, :1], b.tgt_out), dim=1)  # (B, T+1) BOS pieces EOS
     n = b.tgt_out.ne(cfg.pad_id).sum(dim=1).cpu() - 1  # (B,) pieces without EOS
     prev = random_deletion(y=tgt, pad=cfg.pad_id, bos=cfg.bos_id, eos=cfg.eos_id, gen=gen)
-    tgt_len: torch.Tensor | None = None
-    if cfg.encoding != "sinusoidal":
-        tgt_len = n.clone()
-        if train and cfg.noise > 0:
-            tgt_len = perturb(tgt_len, cfg.noise, cfg.noise_mode, generator=gen)
-        if train and cfg.length_dropout > 0:
-            drop = torch.rand(len(n), generator=gen) < cfg.length_dropout
-            tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
-        tgt_len = tgt_len.to(dev)
+    tgt_len = length_signal(n, cfg, gen, train=train, device=dev)
     return LevTBatch(src=b.src, tgt=tgt, prev=prev, tgt_len=tgt_len, n_tgt=b.n_tgt, n_src=b.n_src)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -160,26 +161,20 @@ def prepare_data(cfg: DataConfig, tokenizer: Tokenizer | None, info: DistInfo) -
     pc = np.asarray(tokenizer.piece_chars(), dtype=np.int64)
     lead = np.asarray(tokenizer.leading_space(), dtype=np.int64)
     tags = _tag_ids(tokenizer, cfg)
-    enc = encode_corpus(
+    encode = partial(
+        encode_corpus,
         encoder=tokenizer,
-        corpus=train,
         length_unit=cfg.length_unit,
         piece_chars=pc,
         leading_space=lead,
         tag_ids=tags,
     )
+    enc = encode(corpus=train)
     if cfg.length_unit == "char":  # pieces' characters vs the text's (SentencePiece normalises)
         text_chars = np.fromiter((char_length(t) for t in train.tgt), np.int64, len(train))
         report.char_length_mismatch = int((text_chars != enc.tgt_units).sum())
     enc, n_long = drop_long(enc, cfg.max_pieces)
-    dev_enc = encode_corpus(
-        encoder=tokenizer,
-        corpus=dev,
-        length_unit=cfg.length_unit,
-        piece_chars=pc,
-        leading_space=lead,
-        tag_ids=tags,
-    )
+    dev_enc = encode(corpus=dev)
     keep = np.flatnonzero(
         (dev_enc.src_lens <= cfg.max_pieces) & (dev_enc.tgt_lens <= cfg.max_pieces)
     )
