@@ -18,6 +18,13 @@ the projection (which never sees it).
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 python experiments/inline-tags/run.py it 100
     # before this work: the same script against the base commit's package
     PYTHONPATH=/tmp/base python experiments/inline-tags/run.py it 100 --tag before
+    # the same sentences as Markdown emphasis and links, or as PowerPoint runs
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python experiments/inline-tags/run.py it 100 --format md
+
+``--format md`` writes one paragraph per sentence with ``*…*``, ``**…**``, ``_…_`` or a link
+``[…](https://example.org/)`` around the spans (`markdown_io`); ``--format pptx`` one paragraph
+per sentence in a deck, each span a run that is bold, italic, underlined or coloured
+(`deck_io`); the output is read back the same way (the words of the run / between the markers).
 
 Needs `pip install eflomal` (measurement only). Writes build/inline-tags/<lang>-<tag>.json.
 """
@@ -31,6 +38,8 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+
+from formats_io import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
@@ -172,26 +181,30 @@ def main() -> None:
     ap.add_argument("n", type=int)
     ap.add_argument("--tag", default="after")
     ap.add_argument("--model", default=None)
+    ap.add_argument("--format", default="srt", choices=["srt", "md", "pptx"])
     args = ap.parse_args()
     from fitsub.budget import limits_for
     from fitsub.cli.models import open_model
-    from fitsub.formats import parse_document
+    from fitsub.formats import read_document
     from fitsub.pipeline import TranslateOptions, translate_document
 
     rng = random.Random(29)
     src = sentences(args.lang, args.n, rng)
     tagged = [tag_sentence(s, rng) for s in src]
-    doc = parse_document(srt([t for t, _ in tagged]), "srt")
+    io = FORMATS[args.format]
+    tagged = [io.retag(s, tags) for s, (_, tags) in zip(src, tagged, strict=True)]
+    tmp = Path(tempfile.mkdtemp())
+    doc = read_document(io.write(tagged, tmp, srt))
     model = Path(args.model) if args.model else ROOT / "models" / f"en-{args.lang}"
     if not model.exists():
         model = ROOT.parent / "main" / "models" / f"en-{args.lang}"
-    backend = open_model(model, "en", args.lang, device="cpu", beam=5, threads=1)
+    backend = open_model(model, src_lang="en", lang=args.lang, device="cpu", beam=5, threads=1)
     opts = TranslateOptions(
         lang=args.lang, limits=limits_for(args.lang, cpl=200, lines=3), ratio=4.0,
         per_cue=True, compare=False, quality=False,
     )  # fmt: skip
     result = translate_document(doc, backend, opts)
-    outs = [seg.text for seg in result.document.segments]
+    outs = io.read(result.document)
     plains = [visible(o, tags) for o, (_, tags) in zip(outs, tagged, strict=True)]
     links = align([" ".join(s.split()) for s in src], [p for p, _ in plains], args.lang)
     rows = []
@@ -221,10 +234,13 @@ def main() -> None:
                          "kept": kept, "whole_line": whole})  # fmt: skip
     out_dir = ROOT / "build" / "inline-tags"
     out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{args.lang}-{args.tag}.json"
+    suffix = "" if args.format == "srt" else f"-{args.format}"
+    path = out_dir / f"{args.lang}-{args.tag}{suffix}.json"
     path.write_text(json.dumps({"counts": counts, "rows": rows}, ensure_ascii=False, indent=1))
     total = counts["tags"]
-    print(f"{args.lang} {args.tag}: {len(src)} sentences, {total} tags", file=sys.stderr)
+    print(
+        f"{args.lang} {args.tag} {args.format}: {len(src)} sentences, {total} tags", file=sys.stderr
+    )
     for key in ("kept", "placed", "right", "exact"):
         print(f"  {key}: {counts[key]} ({100 * counts[key] / max(1, total):.1f} %)")
 

@@ -78,7 +78,7 @@ def split_inline(core: str) -> tuple[str, tuple[InlineTag, ...], tuple[str, ...]
         marks.append((size, core[a:b]))
         pos = b
     raw.append(_text(core[pos:]))
-    plain, offsets = _collapse("".join(raw))
+    plain, offsets = collapse("".join(raw))
     lost = tuple(_MUSIC.findall(core))
     return plain, _pair([(offsets[p], m) for p, m in marks], len(plain)), lost
 
@@ -87,7 +87,7 @@ def _text(piece: str) -> str:
     return html.unescape(_MUSIC.sub(" ", piece)).replace("\n", " ")
 
 
-def _collapse(raw: str) -> tuple[str, list[int]]:
+def collapse(raw: str) -> tuple[str, list[int]]:
     """`raw` with whitespace runs as one space, stripped; and each offset of `raw` in it."""
     out: list[str] = []
     offsets: list[int] = []
