@@ -36,7 +36,7 @@ from pathlib import Path
 
 from fitsub.document import Segment
 from fitsub.formats.blocks import Parsed, cap_warnings, check_length, gaps_around
-from fitsub.markup import protect
+from fitsub.markup import Turn, protect
 from fitsub.markup.inline import Span, collapse
 from fitsub.markup.md_inline import Piece, Unlocated, locate, parser
 
@@ -248,13 +248,21 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             start_ms=None,
             end_ms=None,
             text=piece,
-            translatable=any(ch.isalnum() for ch in protect(piece, "slides").plain),
+            translatable=_has_words(protect(piece, "slides").turns[0]),
             line=bisect.bisect_right(line_starts, a),
         )
         if seg.translatable:
             check_length(seg, "slides", path)
         segments.append(seg)
     return Parsed(segments, gaps_around(text, spans), cap_warnings(warnings))
+
+
+def _has_words(turn: Turn) -> bool:
+    """Whether a segment has words to translate (not only code, links' URLs and images)."""
+    words = list(turn.plain)
+    for a, b in turn.keep:
+        words[a:b] = [" "] * (b - a)
+    return any(ch.isalnum() for ch in words)
 
 
 def render_block(seg: Segment) -> str:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fitsub.markup.tags import CODE, TAG, TIMESTAMP, markup_spans
+from fitsub.markup.tags import CODE, TAG, TIMESTAMP, markup_spans, run_marker
 
 Span = tuple[int, int]
 _OVERRIDE = re.compile(r"\\(\d?[a-z]+)(\([^)]*\)|[^\\}]*)")
@@ -59,7 +59,10 @@ class InlineTag:
 
     @property
     def markup(self) -> str:
-        """The tag as written, for warnings ("<i>…</i>")."""
+        """The tag as written, for warnings ("<i>…</i>"; a .pptx run: "formatting run 2")."""
+        k = run_marker(self.open)
+        if k is not None:
+            return f"formatting run {k + 1}"
         return f"{self.open}…{self.close}"
 
 

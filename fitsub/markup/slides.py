@@ -14,6 +14,7 @@ import re
 
 from fitsub.markup.md_inline import split_markdown
 from fitsub.markup.protected import Protected, Turn
+from fitsub.markup.runs import has_runs, protect_runs
 
 # Slides
 _MD_LEAD = re.compile(
@@ -27,7 +28,10 @@ _MD_FIXED = re.compile(
 
 
 def protect_slide(text: str) -> Protected:
-    """Split a slide line into its words and the layout and Markdown around them."""
+    """Split a slide line into its words and the layout and Markdown around them (a .pptx
+    paragraph with formatting runs: its words and runs, `fitsub.markup.runs`)."""
+    if has_runs(text):
+        return protect_runs(text)
     if _MD_FIXED.match(text):
         return Protected(plain="", turns=(Turn(text, "", ""),), original=text)
     lo, hi = 0, len(text)

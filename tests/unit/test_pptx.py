@@ -17,7 +17,7 @@ from pptx.util import Inches, Pt
 from fitsub.budget import limits_for
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_bytes_document, read_document
-from fitsub.formats.pptx import share_runs
+from fitsub.formats.pptx_runs import share_runs
 from fitsub.pipeline import TranslateOptions, translate_document
 
 
