@@ -194,6 +194,10 @@ def place_runs(spans: dict[int, Span], sizes: list[int], text: str) -> list[tupl
         if (a, b) == (0, len(text)) or a >= b or _overlaps((a, b), taken):
             a, b = _relative(text, starts[k] / total, (starts[k] + sizes[k]) / total)
             a, b = _free((a, b), taken)
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
         if a < b:
             taken.append((k, (a, b)))
     return sorted(taken, key=lambda item: item[1])
