@@ -38,7 +38,7 @@ from fitsub.document import Segment
 from fitsub.formats.blocks import Parsed, cap_warnings, check_length, gaps_around
 from fitsub.markup import Turn, protect
 from fitsub.markup.inline import Span, collapse
-from fitsub.markup.md_inline import Piece, Unlocated, locate, parser
+from fitsub.markup.md_inline import URL, Piece, Unlocated, locate, parser
 
 DEFAULT_GAPS = ("", "\n", "\n")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:.*?\n)??(?:\1|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -114,9 +114,13 @@ def _line_starts(text: str) -> list[int]:
 
 
 def _cut_markup(src: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The parts of `src[start:end]` between runs of `_LITERAL_MARKUP` characters."""
+    """The parts of `src[start:end]` between runs of `_LITERAL_MARKUP` characters (those of
+    a bare URL aside: it is kept as written, `fitsub.markup.md_inline`)."""
+    urls = [m.span() for m in URL.finditer(src, start, end)]
     parts: list[tuple[int, int]] = []
     for m in _LITERAL_MARKUP.finditer(src, start, end):
+        if any(a <= m.start() and m.end() <= b for a, b in urls):
+            continue
         parts.append((start, m.start()))
         start = m.end()
     parts.append((start, end))
