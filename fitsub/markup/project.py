@@ -73,7 +73,14 @@ def project(
         if tag.start == 0 and tag.end == len(source):
             spans[k] = bounds
             continue
-        found = _find(source, tag, translation, tgt_words, bounds, span_texts or {})
+        found = _find(
+            source=source,
+            tag=tag,
+            translation=translation,
+            words=tgt_words,
+            bounds=bounds,
+            span_texts=span_texts or {},
+        )
         if found is None or any(_cross(found, spans[j]) for j in spans):
             spans[k] = bounds
             unplaced.append(k)
