@@ -1,20 +1,23 @@
-"""Markdown slides (.md), parsed by markdown-it-py: only text nodes are translated.
+"""Markdown slides (.md), parsed by markdown-it-py: a line's words with their inline markup.
 
 markdown-it-py (CommonMark plus GFM tables and strikethrough) finds the blocks and the inline
-tokens; fitsub locates each inline ``text`` token in the source and makes it a segment. Every
-other byte of the file is a gap (`Parsed.gaps`), written back exactly: headings' ``#``, list
-markers, block quotes' ``>``, emphasis markers, link and image syntax with their targets and
-titles, image alt texts, inline code, inline and block HTML, fenced and indented code blocks,
-table pipes and delimiter rows, autolinks, escapes (``\\*``) and entities (``&amp;``), and YAML /
+tokens; fitsub locates each inline token in the source (`fitsub.markup.md_inline.locate`). A
+segment is a run of words on one line *with* the emphasis, links, inline code, autolinks and
+images among them ("The *old* dog sleeps all day."): `fitsub.markup.protect` takes that markup
+off, the sentence is translated whole and the markup carried onto the translated words (issue
+29). Every other byte of the file is a gap (`Parsed.gaps`), written back exactly: headings'
+``#``, list markers, block quotes' ``>``, inline and block HTML, fenced and indented code
+blocks, table pipes and delimiter rows, escapes (``\\*``) and entities (``&amp;``), and YAML /
 TOML front matter (between ``---`` / ``+++`` lines at the top, cut off before parsing).
 
-A text token becomes one segment without its surrounding spaces; a paragraph over several
-lines gives one segment per line (the line's prefix, such as ``> `` in a quote, stays in the
-gap). Text around a link or an emphasis is translated in parts ("Click", "the link", "to go on"):
-the structure is kept exactly, at some cost to the translation of that sentence. Likewise a
-text node is cut at markup characters it holds literally (``*``, ``_``, ``~``, backticks, ``<``,
-brackets, backslashes: "5 * 3"), which stay in the gaps: moved by a translation, they could
-pair up into emphasis or a link that the source did not have.
+A segment has no surrounding spaces; a paragraph over several lines gives one segment per line
+(the line's prefix, such as ``> `` in a quote, stays in the gap). A line is cut into parts
+translated apart at escapes, entities, inline HTML, math and markup characters it holds
+literally (``*``, ``_``, ``~``, backticks, ``<``, brackets, backslashes: "5 * 3"; not inside a
+bare URL), which stay in the gaps: moved by a translation, they could pair up into emphasis or a
+link that the source did not have. A cut inside an emphasis or a link, or a run whose words
+`protect` would read otherwise than the block's parse did, falls back to one segment per text
+token (the structure kept exactly, at some cost to that sentence's translation).
 
 markdown-it-py gives line ranges, not character offsets: each token is found in its block's
 lines by searching forward from the previous one. Where that fails (a construct whose source
@@ -23,7 +26,8 @@ untranslated and a warning names its line: never a wrong splice.
 
 A translation is plain text: `escape_translation` backslash-escapes what Markdown would read as
 markup in it (a model writing "*", "[", "<", or "- ", "# ", "1. " where a line starts) so that the
-written file has the source's structure and shows the translation's characters. Left alone: a
+written file has the source's structure and shows the translation's characters; the kept words
+(code, URLs) are not escaped, and the inline markup is put back after escaping. Left alone: a
 "|" a model writes into a table cell would add a column.
 """
 

@@ -57,8 +57,7 @@ def protect_slide(text: str) -> Protected:
                 break
     core = text[lo:hi]
     if core.startswith("`") and core.endswith("`") and core.count("`") == 2:
-        plain, inline, keep = "", (), ()  # a whole line of code is not translated
-    else:
-        plain, inline, keep = split_markdown(core)
+        core = ""  # a whole line of code is not translated
+    plain, inline, keep = split_markdown(core)
     turn = Turn(prefix=text[:lo], plain=plain, suffix=text[hi:], inline=inline, keep=keep)
     return Protected(plain=plain, turns=(turn,), original=text)

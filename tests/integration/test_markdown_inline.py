@@ -63,7 +63,7 @@ def test_emphasis_follows_its_words_when_the_translation_moves_them() -> None:
 
 def test_a_link_keeps_its_target_and_its_text_is_translated() -> None:
     toy = Toy()
-    out, _ = _translate("Click [the link](https://x.org/a_b \"Go\") to go on.\n", toy)
+    out, _ = _translate('Click [the link](https://x.org/a_b "Go") to go on.\n', toy)
     assert out == 'Clickino [il linkino](https://x.org/a_b "Go") verso andiamo onino.\n'
     assert all("x.org" not in call.text for call in toy.calls)  # the target never goes
 
