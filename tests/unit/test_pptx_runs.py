@@ -4,6 +4,7 @@ formatting on its translation, wherever the translation puts it."""
 from __future__ import annotations
 
 import io
+import zipfile
 from collections.abc import Sequence
 
 from doubles import ToyBackend
@@ -106,3 +107,12 @@ def test_a_run_the_projection_cannot_place_goes_to_its_relative_place() -> None:
     assert place_runs({1: (0, len(text))}, [4, 4, 8], text) == [(1, (4, 7))]
     # placed spans win; a run crossing one placed before it is put where it is free
     assert place_runs({1: (8, 11), 2: (4, 11)}, [4, 4, 8], text) == [(1, (8, 11)), (2, (12, 19))]
+
+
+def test_an_ampersand_is_escaped_once_in_the_slide_xml() -> None:
+    # "&" is written "&amp;" in the XML (the XML escape, not a second one): the slide shows "&"
+    out, _ = _translate(_deck([("Tom & Jerry", False), (" & co", True)]), ToyBackend())
+    assert _runs(out) == [[("Tomino &ino Jerryino ", False), ("&ino coino", True)]]
+    with zipfile.ZipFile(io.BytesIO(out)) as package:
+        xml = package.read("ppt/slides/slide1.xml").decode()
+    assert xml.count("&amp;ino") == 2 and "&amp;amp;" not in xml
