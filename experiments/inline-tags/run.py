@@ -38,6 +38,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from formats_io import FORMATS
 
@@ -106,20 +107,23 @@ def visible(
     flat = " ".join(text.split())
     marks = sorted({m for o, c, _, _ in tags for m in (o, c)}, key=len, reverse=True)
     plain: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, list[int]] = {}
     k = 0
     while k < len(flat):
         hit = next((m for m in marks if flat.startswith(m, k)), None)
         if hit:
-            seen.setdefault(hit, len(plain))
+            seen.setdefault(hit, []).append(len(plain))
             k += len(hit)
             continue
         plain.append(flat[k])
         k += 1
     spans: list[tuple[int, int] | None] = []
     for open_, close, _, _ in tags:
-        ok = open_ in seen and close in seen and seen[open_] <= seen[close]
-        spans.append((seen[open_], seen[close]) if ok else None)
+        opened, closed = seen.get(open_, []), seen.get(close, [])
+        if open_ == close:  # Markdown's ``*…*``: the first two of its markers
+            closed = opened[1:]
+        ok = bool(opened and closed) and opened[0] <= closed[0]
+        spans.append((opened[0], closed[0]) if ok else None)
     return "".join(plain), spans
 
 
@@ -182,11 +186,9 @@ def main() -> None:
     ap.add_argument("--tag", default="after")
     ap.add_argument("--model", default=None)
     ap.add_argument("--format", default="srt", choices=["srt", "md", "pptx"])
+    ap.add_argument("--rescore", action="store_true", help="judge the outputs of an earlier run")
     args = ap.parse_args()
-    from fitsub.budget import limits_for
-    from fitsub.cli.models import open_model
     from fitsub.formats import read_document
-    from fitsub.pipeline import TranslateOptions, translate_document
 
     rng = random.Random(29)
     src = sentences(args.lang, args.n, rng)
@@ -195,6 +197,22 @@ def main() -> None:
     tagged = [io.retag(s, tags) for s, (_, tags) in zip(src, tagged, strict=True)]
     tmp = Path(tempfile.mkdtemp())
     doc = read_document(io.write(tagged, tmp, srt))
+    out_dir = ROOT / "build" / "inline-tags"
+    suffix = "" if args.format == "srt" else f"-{args.format}"
+    path = out_dir / f"{args.lang}-{args.tag}{suffix}.json"
+    if args.rescore:
+        rows = iter(json.loads(path.read_text(encoding="utf-8"))["rows"])
+        outs = [[next(rows)["output"] for _ in tags][0] for _, tags in tagged]
+    else:
+        outs = _translate(doc, io, args)
+    score(args, src, tagged, outs, path)
+
+
+def _translate(doc: Any, io: Any, args: argparse.Namespace) -> list[str]:
+    from fitsub.budget import limits_for
+    from fitsub.cli.models import open_model
+    from fitsub.pipeline import TranslateOptions, translate_document
+
     model = Path(args.model) if args.model else ROOT / "models" / f"en-{args.lang}"
     if not model.exists():
         model = ROOT.parent / "main" / "models" / f"en-{args.lang}"
@@ -204,7 +222,17 @@ def main() -> None:
         per_cue=True, compare=False, quality=False,
     )  # fmt: skip
     result = translate_document(doc, backend, opts)
-    outs = io.read(result.document)
+    return list(io.read(result.document))
+
+
+def score(
+    args: argparse.Namespace,
+    src: list[str],
+    tagged: list[tuple[str, list[tuple[str, str, int, int]]]],
+    outs: list[str],
+    path: Path,
+) -> None:
+    """Judge each tag of the outputs (module docstring) and write the counts and rows."""
     plains = [visible(o, tags) for o, (_, tags) in zip(outs, tagged, strict=True)]
     links = align([" ".join(s.split()) for s in src], [p for p, _ in plains], args.lang)
     rows = []
@@ -232,10 +260,7 @@ def main() -> None:
             counts["exact"] += kept and not whole and got == hull
             rows.append({"source": text, "output": out, "tag": open_, "jaccard": round(jac, 3),
                          "kept": kept, "whole_line": whole})  # fmt: skip
-    out_dir = ROOT / "build" / "inline-tags"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    suffix = "" if args.format == "srt" else f"-{args.format}"
-    path = out_dir / f"{args.lang}-{args.tag}{suffix}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"counts": counts, "rows": rows}, ensure_ascii=False, indent=1))
     total = counts["tags"]
     print(
