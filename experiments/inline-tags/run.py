@@ -61,6 +61,22 @@ def sentences(lang: str, n: int, rng: random.Random) -> list[str]:
     return out
 
 
+def references(lang: str, n: int) -> list[str]:
+    """The reference translations of `sentences(lang, n, random.Random(29))`, in order (the
+    same draws: the same seed over lists of the same lengths)."""
+    rng = random.Random(29)
+    out: list[str] = []
+    names = ["ud-pud", "mustc-tst-common-a"]
+    present = [name for name in names if (DATA / f"en-{lang}/dev/{name}.en").exists()]
+    for name in present:
+        src = (DATA / f"en-{lang}/dev/{name}.en").read_text(encoding="utf-8").splitlines()
+        ref = (DATA / f"en-{lang}/dev/{name}.{lang}").read_text(encoding="utf-8").splitlines()
+        pairs = [(a.strip(), b.strip()) for a, b in zip(src, ref, strict=True)]
+        pairs = [p for p in pairs if 5 <= len(p[0].split()) <= 30]
+        out += [b for _, b in rng.sample(pairs, n // len(present))]
+    return out
+
+
 def tag_sentence(text: str, rng: random.Random) -> tuple[str, list[tuple[str, str, int, int]]]:
     """`text` with one or two tags around random word spans; each tag and its word indices."""
     words = text.split()
@@ -236,7 +252,7 @@ def score(
     plains = [visible(o, tags) for o, (_, tags) in zip(outs, tagged, strict=True)]
     links = align([" ".join(s.split()) for s in src], [p for p, _ in plains], args.lang)
     rows = []
-    counts = {"tags": 0, "kept": 0, "placed": 0, "right": 0, "exact": 0}
+    counts: dict[str, float] = {"tags": 0, "kept": 0, "placed": 0, "right": 0, "exact": 0}
     for s, (text, tags), out, (plain, spans), (inter, union) in zip(
         src, tagged, outs, plains, links, strict=True
     ):
@@ -261,6 +277,10 @@ def score(
             rows.append({"source": text, "output": out, "tag": open_, "jaccard": round(jac, 3),
                          "kept": kept, "whole_line": whole})  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
+    from fitsub.metrics.quality import chrf
+
+    # the translation itself: the output's words (markup off) against the references
+    counts["chrf"] = round(chrf([p for p, _ in plains], references(args.lang, args.n)).score, 1)
     path.write_text(json.dumps({"counts": counts, "rows": rows}, ensure_ascii=False, indent=1))
     total = counts["tags"]
     print(
@@ -268,6 +288,7 @@ def score(
     )
     for key in ("kept", "placed", "right", "exact"):
         print(f"  {key}: {counts[key]} ({100 * counts[key] / max(1, total):.1f} %)")
+    print(f"  chrF of the words against the references: {counts['chrf']}")
 
 
 if __name__ == "__main__":
