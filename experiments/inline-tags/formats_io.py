@@ -42,6 +42,11 @@ def _same(sentence: str, tags: list[Tag]) -> tuple[str, list[Tag]]:
     return " ".join(words), tags
 
 
+def _plain(sentence: str, tags: list[Tag]) -> tuple[str, list[Tag]]:
+    """The sentence as it is (a deck's runs carry the tags, `_deck_write`)."""
+    return sentence, tags
+
+
 def _srt_write(tagged: list[tuple[str, list[Tag]]], tmp: Path, srt: Callable[..., str]) -> Path:
     path = tmp / "tagged.srt"
     path.write_text(srt([t for t, _ in tagged]), encoding="utf-8")
@@ -149,5 +154,5 @@ def _deck_read(doc: Any) -> list[str]:
 FORMATS = {
     "srt": FormatIO(".srt", _same, _srt_write, _srt_read),
     "md": FormatIO(".md", _md_retag, _md_write, _md_read),
-    "pptx": FormatIO(".pptx", _same, _deck_write, _deck_read),
+    "pptx": FormatIO(".pptx", _plain, _deck_write, _deck_read),
 }
