@@ -113,7 +113,7 @@ def apply_edits(
                 words = " ".join(lines)
             if doc.format == "markdown":
                 gap = doc.gaps[edit.index] if doc.gaps else ""
-                words = escape_translation(words, opens_line(gap))
+                words = escape_translation(words, opens_line(gap), prot.turns[0].kept_texts)
             new = prot.restore_turns([words])
             shown = lines
         chars = edit_chars("\n".join(shown))

@@ -36,6 +36,7 @@ cues, fits) is made on the restored text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,24 +101,41 @@ class Glossary:
         pattern = rf"(?<!\w)(?:{alternatives})(?!\w)" if ordered else r"(?!x)x"
         object.__setattr__(self, "_pattern", re.compile(pattern))
 
-    def shield(self, text: str) -> Shielded:
-        """`text` with each occurrence of a term replaced by its own placeholder."""
-        if self._pattern.search(text) is None:
-            return Shielded(text)
-        by_source = {t.source: t for t in self.terms}
-        slots: list[tuple[str, Term]] = []
-        k = 0
+    def shield(self, text: str, keep: Sequence[tuple[int, int]] = ()) -> Shielded:
+        """`text` with each occurrence of a term replaced by its own placeholder, and each span
+        of `keep` (words never translated: Markdown code, URLs) by one kept as written."""
+        return shield(text, self, keep)
 
-        def swap(m: re.Match[str]) -> str:
-            nonlocal k
+
+def shield(text: str, glossary: Glossary | None, keep: Sequence[tuple[int, int]] = ()) -> Shielded:
+    """`text` with the terms of `glossary` (if any) and the spans of `keep` (sorted, apart)
+    replaced by placeholders, numbered in text order; a span of `keep` comes back as written."""
+    if not keep and (glossary is None or glossary._pattern.search(text) is None):
+        return Shielded(text)
+    by_source = {} if glossary is None else {t.source: t for t in glossary.terms}
+    slots: list[tuple[str, Term]] = []
+    k = 0
+
+    def slot(term: Term) -> str:
+        nonlocal k
+        k += 1
+        while placeholder(k) in text:  # never reuse what the text already says
             k += 1
-            while placeholder(k) in text:  # never reuse what the text already says
-                k += 1
-            ph = placeholder(k)
-            slots.append((ph, by_source[m.group(0)]))
-            return ph
+        slots.append((placeholder(k), term))
+        return placeholder(k)
 
-        return Shielded(self._pattern.sub(swap, text), tuple(slots))
+    def terms(piece: str) -> str:
+        if glossary is None:
+            return piece
+        return glossary._pattern.sub(lambda m: slot(by_source[m.group(0)]), piece)
+
+    out: list[str] = []
+    pos = 0
+    for a, b in keep:
+        out += [terms(text[pos:a]), slot(Term(text[a:b], text[a:b]))]
+        pos = b
+    out.append(terms(text[pos:]))
+    return Shielded("".join(out), tuple(slots))
 
 
 def parse_glossary(text: str, path: str | Path | None = None) -> Glossary:

@@ -18,6 +18,13 @@ the projection (which never sees it).
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 python experiments/inline-tags/run.py it 100
     # before this work: the same script against the base commit's package
     PYTHONPATH=/tmp/base python experiments/inline-tags/run.py it 100 --tag before
+    # the same sentences as Markdown emphasis and links, or as PowerPoint runs
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python experiments/inline-tags/run.py it 100 --format md
+
+``--format md`` writes one paragraph per sentence with ``*…*``, ``**…**``, ``_…_`` or a link
+``[…](https://example.org/)`` around the spans (`markdown_io`); ``--format pptx`` one paragraph
+per sentence in a deck, each span a run that is bold, italic, underlined or coloured
+(`deck_io`); the output is read back the same way (the words of the run / between the markers).
 
 Needs `pip install eflomal` (measurement only). Writes build/inline-tags/<lang>-<tag>.json.
 """
@@ -31,6 +38,9 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from formats_io import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
@@ -48,6 +58,22 @@ def sentences(lang: str, n: int, rng: random.Random) -> list[str]:
         lines = (DATA / f"en-{lang}/dev/{name}.en").read_text(encoding="utf-8").splitlines()
         lines = [line.strip() for line in lines if 5 <= len(line.split()) <= 30]
         out += rng.sample(lines, n // len(present))
+    return out
+
+
+def references(lang: str, n: int) -> list[str]:
+    """The reference translations of `sentences(lang, n, random.Random(29))`, in order (the
+    same draws: the same seed over lists of the same lengths)."""
+    rng = random.Random(29)
+    out: list[str] = []
+    names = ["ud-pud", "mustc-tst-common-a"]
+    present = [name for name in names if (DATA / f"en-{lang}/dev/{name}.en").exists()]
+    for name in present:
+        src = (DATA / f"en-{lang}/dev/{name}.en").read_text(encoding="utf-8").splitlines()
+        ref = (DATA / f"en-{lang}/dev/{name}.{lang}").read_text(encoding="utf-8").splitlines()
+        pairs = [(a.strip(), b.strip()) for a, b in zip(src, ref, strict=True)]
+        pairs = [p for p in pairs if 5 <= len(p[0].split()) <= 30]
+        out += [b for _, b in rng.sample(pairs, n // len(present))]
     return out
 
 
@@ -97,20 +123,23 @@ def visible(
     flat = " ".join(text.split())
     marks = sorted({m for o, c, _, _ in tags for m in (o, c)}, key=len, reverse=True)
     plain: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, list[int]] = {}
     k = 0
     while k < len(flat):
         hit = next((m for m in marks if flat.startswith(m, k)), None)
         if hit:
-            seen.setdefault(hit, len(plain))
+            seen.setdefault(hit, []).append(len(plain))
             k += len(hit)
             continue
         plain.append(flat[k])
         k += 1
     spans: list[tuple[int, int] | None] = []
     for open_, close, _, _ in tags:
-        ok = open_ in seen and close in seen and seen[open_] <= seen[close]
-        spans.append((seen[open_], seen[close]) if ok else None)
+        opened, closed = seen.get(open_, []), seen.get(close, [])
+        if open_ == close:  # Markdown's ``*…*``: the first two of its markers
+            closed = opened[1:]
+        ok = bool(opened and closed) and opened[0] <= closed[0]
+        spans.append((opened[0], closed[0]) if ok else None)
     return "".join(plain), spans
 
 
@@ -172,30 +201,58 @@ def main() -> None:
     ap.add_argument("n", type=int)
     ap.add_argument("--tag", default="after")
     ap.add_argument("--model", default=None)
+    ap.add_argument("--format", default="srt", choices=["srt", "md", "pptx"])
+    ap.add_argument("--rescore", action="store_true", help="judge the outputs of an earlier run")
     args = ap.parse_args()
-    from fitsub.budget import limits_for
-    from fitsub.cli.models import open_model
-    from fitsub.formats import parse_document
-    from fitsub.pipeline import TranslateOptions, translate_document
+    from fitsub.formats import read_document
 
     rng = random.Random(29)
     src = sentences(args.lang, args.n, rng)
     tagged = [tag_sentence(s, rng) for s in src]
-    doc = parse_document(srt([t for t, _ in tagged]), "srt")
+    io = FORMATS[args.format]
+    tagged = [io.retag(s, tags) for s, (_, tags) in zip(src, tagged, strict=True)]
+    tmp = Path(tempfile.mkdtemp())
+    doc = read_document(io.write(tagged, tmp, srt))
+    out_dir = ROOT / "build" / "inline-tags"
+    suffix = "" if args.format == "srt" else f"-{args.format}"
+    path = out_dir / f"{args.lang}-{args.tag}{suffix}.json"
+    if args.rescore:
+        rows = iter(json.loads(path.read_text(encoding="utf-8"))["rows"])
+        outs = [[next(rows)["output"] for _ in tags][0] for _, tags in tagged]
+    else:
+        outs = _translate(doc, io, args)
+    score(args, src, tagged, outs, path)
+
+
+def _translate(doc: Any, io: Any, args: argparse.Namespace) -> list[str]:
+    from fitsub.budget import limits_for
+    from fitsub.cli.models import open_model
+    from fitsub.pipeline import TranslateOptions, translate_document
+
     model = Path(args.model) if args.model else ROOT / "models" / f"en-{args.lang}"
     if not model.exists():
         model = ROOT.parent / "main" / "models" / f"en-{args.lang}"
-    backend = open_model(model, "en", args.lang, device="cpu", beam=5, threads=1)
+    backend = open_model(model, src_lang="en", lang=args.lang, device="cpu", beam=5, threads=1)
     opts = TranslateOptions(
         lang=args.lang, limits=limits_for(args.lang, cpl=200, lines=3), ratio=4.0,
         per_cue=True, compare=False, quality=False,
     )  # fmt: skip
     result = translate_document(doc, backend, opts)
-    outs = [seg.text for seg in result.document.segments]
+    return list(io.read(result.document))
+
+
+def score(
+    args: argparse.Namespace,
+    src: list[str],
+    tagged: list[tuple[str, list[tuple[str, str, int, int]]]],
+    outs: list[str],
+    path: Path,
+) -> None:
+    """Judge each tag of the outputs (module docstring) and write the counts and rows."""
     plains = [visible(o, tags) for o, (_, tags) in zip(outs, tagged, strict=True)]
     links = align([" ".join(s.split()) for s in src], [p for p, _ in plains], args.lang)
     rows = []
-    counts = {"tags": 0, "kept": 0, "placed": 0, "right": 0, "exact": 0}
+    counts: dict[str, float] = {"tags": 0, "kept": 0, "placed": 0, "right": 0, "exact": 0}
     for s, (text, tags), out, (plain, spans), (inter, union) in zip(
         src, tagged, outs, plains, links, strict=True
     ):
@@ -219,14 +276,19 @@ def main() -> None:
             counts["exact"] += kept and not whole and got == hull
             rows.append({"source": text, "output": out, "tag": open_, "jaccard": round(jac, 3),
                          "kept": kept, "whole_line": whole})  # fmt: skip
-    out_dir = ROOT / "build" / "inline-tags"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / f"{args.lang}-{args.tag}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from fitsub.metrics.quality import chrf
+
+    # the translation itself: the output's words (markup off) against the references
+    counts["chrf"] = round(chrf([p for p, _ in plains], references(args.lang, args.n)).score, 1)
     path.write_text(json.dumps({"counts": counts, "rows": rows}, ensure_ascii=False, indent=1))
     total = counts["tags"]
-    print(f"{args.lang} {args.tag}: {len(src)} sentences, {total} tags", file=sys.stderr)
+    print(
+        f"{args.lang} {args.tag} {args.format}: {len(src)} sentences, {total} tags", file=sys.stderr
+    )
     for key in ("kept", "placed", "right", "exact"):
         print(f"  {key}: {counts[key]} ({100 * counts[key] / max(1, total):.1f} %)")
+    print(f"  chrF of the words against the references: {counts['chrf']}")
 
 
 if __name__ == "__main__":

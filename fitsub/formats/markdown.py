@@ -1,20 +1,23 @@
-"""Markdown slides (.md), parsed by markdown-it-py: only text nodes are translated.
+"""Markdown slides (.md), parsed by markdown-it-py: a line's words with their inline markup.
 
 markdown-it-py (CommonMark plus GFM tables and strikethrough) finds the blocks and the inline
-tokens; fitsub locates each inline ``text`` token in the source and makes it a segment. Every
-other byte of the file is a gap (`Parsed.gaps`), written back exactly: headings' ``#``, list
-markers, block quotes' ``>``, emphasis markers, link and image syntax with their targets and
-titles, image alt texts, inline code, inline and block HTML, fenced and indented code blocks,
-table pipes and delimiter rows, autolinks, escapes (``\\*``) and entities (``&amp;``), and YAML /
+tokens; fitsub locates each inline token in the source (`fitsub.markup.md_inline.locate`). A
+segment is a run of words on one line *with* the emphasis, links, inline code, autolinks and
+images among them ("The *old* dog sleeps all day."): `fitsub.markup.protect` takes that markup
+off, the sentence is translated whole and the markup carried onto the translated words (issue
+29). Every other byte of the file is a gap (`Parsed.gaps`), written back exactly: headings'
+``#``, list markers, block quotes' ``>``, inline and block HTML, fenced and indented code
+blocks, table pipes and delimiter rows, escapes (``\\*``) and entities (``&amp;``), and YAML /
 TOML front matter (between ``---`` / ``+++`` lines at the top, cut off before parsing).
 
-A text token becomes one segment without its surrounding spaces; a paragraph over several
-lines gives one segment per line (the line's prefix, such as ``> `` in a quote, stays in the
-gap). Text around a link or an emphasis is translated in parts ("Click", "the link", "to go on"):
-the structure is kept exactly, at some cost to the translation of that sentence. Likewise a
-text node is cut at markup characters it holds literally (``*``, ``_``, ``~``, backticks, ``<``,
-brackets, backslashes: "5 * 3"), which stay in the gaps: moved by a translation, they could
-pair up into emphasis or a link that the source did not have.
+A segment has no surrounding spaces; a paragraph over several lines gives one segment per line
+(the line's prefix, such as ``> `` in a quote, stays in the gap). A line is cut into parts
+translated apart at escapes, entities, inline HTML, math and markup characters it holds
+literally (``*``, ``_``, ``~``, backticks, ``<``, brackets, backslashes: "5 * 3"; not inside a
+bare URL), which stay in the gaps: moved by a translation, they could pair up into emphasis or a
+link that the source did not have. A cut inside an emphasis or a link, or a run whose words
+`protect` would read otherwise than the block's parse did, falls back to one segment per text
+token (the structure kept exactly, at some cost to that sentence's translation).
 
 markdown-it-py gives line ranges, not character offsets: each token is found in its block's
 lines by searching forward from the previous one. Where that fails (a construct whose source
@@ -23,7 +26,8 @@ untranslated and a warning names its line: never a wrong splice.
 
 A translation is plain text: `escape_translation` backslash-escapes what Markdown would read as
 markup in it (a model writing "*", "[", "<", or "- ", "# ", "1. " where a line starts) so that the
-written file has the source's structure and shows the translation's characters. Left alone: a
+written file has the source's structure and shows the translation's characters; the kept words
+(code, URLs) are not escaped, and the inline markup is put back after escaping. Left alone: a
 "|" a model writes into a table cell would add a column.
 """
 
@@ -31,19 +35,17 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from fitsub.document import Segment
 from fitsub.formats.blocks import Parsed, cap_warnings, check_length, gaps_around
-from fitsub.markup import protect
+from fitsub.markup import Turn, protect
+from fitsub.markup.inline import Span, collapse
+from fitsub.markup.md_inline import URL, Piece, Unlocated, locate, parser
 
 DEFAULT_GAPS = ("", "\n", "\n")
 _FRONT_MATTER = re.compile(r"\A(---|\+\+\+)[ \t]*\n(?:.*?\n)??(?:\1|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
-_EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close", "s_open", "s_close"}
 # Markup characters that stayed literal text in the source ("5 * 3", "a<b", "[x]"): a
 # translation that moves them could pair them into emphasis, a code span, a link or a tag, so
 # a text token is cut at them and they stay in the gaps, where they are written back as read.
@@ -70,11 +72,20 @@ _BLOCK_START = re.compile(
 _LINE_PREFIX = re.compile(r"[ \t]*(?:>|[-+*]|\d{1,9}[.)])")
 
 
-def escape_translation(text: str, line_start: bool) -> str:
+def escape_translation(text: str, line_start: bool, keep: Sequence[str] = ()) -> str:
     """`text` (a translation) with its Markdown-active characters backslash-escaped, so that it
     reads back as the same plain text with no emphasis, code, link or tag the source did not
     have; at a line's start (`line_start`) also a leading block marker ("# ", "> ", "- ",
-    "1. "). CommonMark lets any ASCII punctuation be escaped; the backslashes do not show."""
+    "1. "). CommonMark lets any ASCII punctuation be escaped; the backslashes do not show. The
+    texts of `keep` (code spans, URLs: written back as the source has them) are not escaped."""
+    if keep:
+        kept = re.compile("|".join(re.escape(k) for k in sorted(set(keep), key=len)[::-1] if k))
+        parts = kept.split(text)
+        seps = kept.findall(text)
+        out = escape_translation(parts[0], line_start)
+        for sep, part in zip(seps, parts[1:], strict=True):
+            out += sep + escape_translation(part, False)
+        return out
     out = _INLINE_ACTIVE.sub(lambda m: "\\" + m.group(0), text)
     m = _BLOCK_START.match(out) if line_start else None
     if m is None:
@@ -94,16 +105,6 @@ def opens_line(gap_before: str) -> bool:
     return not line[pos:].strip(" \t")
 
 
-class _Lost(Exception):
-    """A token could not be located in the source."""
-
-
-def _parser() -> MarkdownIt:
-    # text_join would merge escapes and entities into the text around them; kept apart, their
-    # source form (`markup`) stays in the gaps.
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("text_join")
-
-
 def front_matter_end(text: str) -> int:
     """Characters of the YAML (``---``) or TOML (``+++``) front matter at the top (0: none)."""
     m = _FRONT_MATTER.match(text)
@@ -116,89 +117,14 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _find(src: str, needle: str, pos: int, end: int) -> int:
-    at = src.find(needle, pos, end)
-    if at < 0 or not needle:
-        raise _Lost(needle)
-    return at
-
-
-def _skip_target(src: str, pos: int, end: int) -> int:
-    """Past a link's ``(target "title")`` or ``[label]`` starting at `pos` (nothing: `pos`)."""
-    if pos < end and src[pos] == "(":
-        return _past_closing(src=src, pos=pos + 1, end=end, opening="(", closing=")")
-    if pos < end and src[pos] == "[":
-        return _find(src, "]", pos, end) + 1
-    return pos
-
-
-def _close_bracket(src: str, pos: int, end: int) -> int:
-    """Index just past the ``]`` closing a bracket opened before `pos` (nested ones skipped)."""
-    return _past_closing(src=src, pos=pos, end=end, opening="[", closing="]")
-
-
-def _past_closing(src: str, pos: int, end: int, opening: str, closing: str) -> int:
-    """Index just past the `closing` that balances one `opening` already open before `pos`
-    (nested pairs skipped, backslash escapes honoured); none before `end`: `_Lost`."""
-    depth, i = 1, pos
-    while i < end:
-        ch = src[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == opening:
-            depth += 1
-        elif ch == closing:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    raise _Lost(opening)
-
-
-def _text_spans(children: Sequence[Token], src: str, pos: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) in `src` of every text token of one inline block, in order."""
-    spans: list[tuple[int, int]] = []
-    autolink = False
-    for tok in children:
-        kind = tok.type
-        if kind == "text" and not tok.content:
-            continue  # markdown-it leaves empty text tokens around emphasis delimiters
-        if kind == "text":
-            at = _find(src, tok.content, pos, end)
-            pos = at + len(tok.content)
-            if not autolink:
-                spans.append((at, pos))
-        elif kind == "text_special" or kind in _EMPHASIS:
-            pos = _find(src, tok.markup, pos, end) + len(tok.markup)
-        elif kind in ("softbreak", "hardbreak"):
-            pos = _find(src, "\n", pos, end) + 1
-        elif kind == "link_open":
-            autolink = tok.markup in ("autolink", "linkify")
-            pos = _find(src, "<" if tok.markup == "autolink" else "[", pos, end) + 1
-        elif kind == "link_close":
-            if autolink:
-                pos = _find(src, ">", pos, end) + 1
-            else:
-                pos = _skip_target(src, _find(src, "]", pos, end) + 1, end)
-            autolink = False
-        elif kind == "image":
-            pos = _skip_target(src, _close_bracket(src, _find(src, "![", pos, end) + 2, end), end)
-        elif kind == "code_inline":
-            opened = _find(src, tok.markup, pos, end) + len(tok.markup)
-            inner = _find(src, tok.content, opened, end) + len(tok.content)
-            pos = _find(src, tok.markup, inner, end) + len(tok.markup)
-        elif kind == "html_inline":
-            pos = _find(src, tok.content, pos, end) + len(tok.content)
-        else:
-            raise _Lost(kind)
-    return spans
-
-
 def _cut_markup(src: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The parts of `src[start:end]` between runs of `_LITERAL_MARKUP` characters."""
+    """The parts of `src[start:end]` between runs of `_LITERAL_MARKUP` characters (those of
+    a bare URL aside: it is kept as written, `fitsub.markup.md_inline`)."""
+    urls = [m.span() for m in URL.finditer(src, start, end)]
     parts: list[tuple[int, int]] = []
     for m in _LITERAL_MARKUP.finditer(src, start, end):
+        if any(a <= m.start() and m.end() <= b for a, b in urls):
+            continue
         parts.append((start, m.start()))
         start = m.end()
     parts.append((start, end))
@@ -230,34 +156,96 @@ def _trim(src: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _pieces(pieces: Sequence[Piece], src: str, math: list[Span]) -> Iterator[Piece]:
+    """`pieces` with each text cut where it holds literal markup characters or math (a ``cut``
+    piece stands for what was cut out); a piece of another kind overlapping math is a cut."""
+    for piece in pieces:
+        if piece.kind != "text":
+            hit = any(a < piece.end and piece.start < b for a, b in math)
+            yield Piece("cut", piece.start, piece.end) if hit else piece
+            continue
+        cut = _cut_markup(src, piece.start, piece.end)
+        parts = [x for part in cut for x in _outside(math, *part)]
+        pos = piece.start
+        for a, b in parts:
+            if a > pos:
+                yield Piece("cut", pos, a)
+            yield Piece("text", a, b)
+            pos = b
+        if pos < piece.end or not parts:
+            yield Piece("cut", pos, piece.end)
+
+
+def _segments(pieces: Sequence[Piece], src: str, math: list[Span]) -> list[Span]:
+    """The segments of one inline block: runs of words, emphasis, links and kept atoms (code,
+    autolinks, images) on one line, cut at line breaks, escapes, entities, inline HTML,
+    literal markup characters and math (module docstring)."""
+    out: list[Span] = []
+    group: list[Piece] = []
+    depth, broken = 0, False
+    for piece in _pieces(pieces, src, math):
+        if piece.kind in ("cut", "special", "break"):
+            if depth == 0:
+                out += _group_spans(group, src, broken)
+                group, broken = [], False
+            else:  # a cut inside emphasis or a link: its words go alone, as text
+                broken = True
+            continue
+        group.append(piece)
+        depth += {"open": 1, "close": -1}.get(piece.kind, 0)
+        if broken and depth == 0:
+            out += _group_spans(group, src, broken)
+            group, broken = [], False
+    return out + _group_spans(group, src, broken or depth != 0)
+
+
+def _group_spans(group: Sequence[Piece], src: str, broken: bool) -> list[Span]:
+    """One segment for the whole group, when `fitsub.markup.protect` reads the same words in it
+    as the block's parse did; else (or when `broken`) one per text piece."""
+    texts = [_trim(src, p.start, p.end) for p in group if p.kind == "text"]
+    if not broken and any(p.kind != "text" for p in group):
+        a, b = _trim(src, group[0].start, group[-1].end)
+        raw = "".join(_words(p, src) for p in group)
+        if a < b and protect(src[a:b], "slides").plain == collapse(raw)[0]:
+            return [(a, b)]
+    return [(a, b) for a, b in texts if a < b]
+
+
+def _words(piece: Piece, src: str) -> str:
+    """The words a piece gives the text to translate (kept atoms included)."""
+    if piece.kind == "text":
+        return src[piece.start : piece.end]
+    if piece.kind == "atom":
+        a, b = piece.inner or (piece.start, piece.end)
+        return src[a:b]
+    return ""
+
+
 def parse(text: str, path: Path | None = None) -> Parsed:
-    """Split Markdown into its text nodes (segments) and everything else (gaps)."""
+    """Split Markdown into its segments (runs of words with their inline markup) and everything
+    else (gaps)."""
     offset = front_matter_end(text)
     body = text[offset:]
     starts = _line_starts(body)
-    spans: list[tuple[int, int]] = []
+    spans: list[Span] = []
     warnings: list[str] = []
     pos = 0
     math = [m.span() for m in MATH.finditer(body)]
-    for tok in _parser().parse(body):
+    for tok in parser().parse(body):
         if tok.type != "inline" or tok.map is None or not tok.children:
             continue
         first, last = tok.map
         pos = max(pos, starts[first])
         end = starts[last] if last < len(starts) else len(body)
         try:
-            found = _text_spans(tok.children, body, pos, end)
-        except _Lost:
+            pieces = locate(tok.children, body, pos, end)
+        except Unlocated:
             line = text.count("\n", 0, offset) + first + 1
             warnings.append(f"line {line}: text not located in the source; left untranslated")
             continue
-        pieces = (piece for span in found for piece in _cut_markup(body, *span))
-        for a, b in (part for piece in pieces for part in _outside(math, *piece)):
-            a, b = _trim(body, a, b)
-            if a < b:
-                spans.append((offset + a, offset + b))
-        if found:
-            pos = found[-1][1]
+        spans += [(offset + a, offset + b) for a, b in _segments(pieces, body, math)]
+        if pieces:
+            pos = pieces[-1].end
     segments: list[Segment] = []
     line_starts = _line_starts(text)
     for a, b in spans:
@@ -268,13 +256,21 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             start_ms=None,
             end_ms=None,
             text=piece,
-            translatable=any(ch.isalnum() for ch in protect(piece, "slides").plain),
+            translatable=_has_words(protect(piece, "slides").turns[0]),
             line=bisect.bisect_right(line_starts, a),
         )
         if seg.translatable:
             check_length(seg, "slides", path)
         segments.append(seg)
     return Parsed(segments, gaps_around(text, spans), cap_warnings(warnings))
+
+
+def _has_words(turn: Turn) -> bool:
+    """Whether a segment has words to translate (not only code, links' URLs and images)."""
+    words = list(turn.plain)
+    for a, b in turn.keep:
+        words[a:b] = [" "] * (b - a)
+    return any(ch.isalnum() for ch in words)
 
 
 def render_block(seg: Segment) -> str:

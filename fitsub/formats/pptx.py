@@ -4,13 +4,12 @@ Every text frame of every slide is read in order: shapes (inside groups too), pl
 table cells. Each paragraph holding text is a segment (id ``SLIDE:SHAPE:PARAGRAPH``, the shape's
 id; a table cell adds ``rRcC``); it is translated whole and written back into its own runs, so
 each run keeps its formatting (font, size, colour, bold, hyperlink). When the runs of a
-paragraph are formatted alike, the translation goes into the first and the others are emptied;
-when they differ (a bold word in mid-sentence), the translated words are shared among the runs
-in proportion to the runs' source characters: every formatting run survives, but an emphasis
-lands on the words at the same place in the sentence, not necessarily the same words (a warning
-says so). A line break inside a paragraph (``<a:br/>``) is a space in the text the model sees;
-the translation's words are shared among the lines in proportion to their source characters,
-so each break stays in place between words. Fields (slide numbers) stay where they are; notes
+paragraph differ (a bold word in mid-sentence), each run goes on the words of the translation
+that translate its words, by the same projection as subtitle tags (`fitsub.formats.pptx_runs`);
+in proportion to the runs' source characters only across a line break or where the projection
+cannot place a run. A line break inside a paragraph (``<a:br/>``) is a space in the text the
+model sees; the translation's words are shared among the lines in proportion to their source
+characters, so each break stays in place between words. Fields (slide numbers) stay where they are; notes
 pages are not read. A deck with nothing translated is written back as read, byte for byte;
 otherwise every part whose content did not change is copied as it was (`keep_unchanged_parts`).
 A package whose parts would decompress too large is refused before parsing (`check_zip`).
@@ -48,6 +47,7 @@ from typing import Any
 from fitsub.document import Document, Segment
 from fitsub.errors import InputError
 from fitsub.formats.blocks import Parsed, cap_warnings, check_length
+from fitsub.formats.pptx_runs import plain_text, segment_text, write_paragraph
 from fitsub.units import char_length
 
 ENCODING = "ooxml"  # what `Document.encoding` says for a deck (a zip package, not text)
@@ -197,26 +197,6 @@ def _frames(prs: Any) -> Iterator[_Frame]:
         yield from _shape_frames(slide.shapes, slide, number)
 
 
-def line_runs(paragraph: Any) -> list[list[Any]]:
-    """The paragraph's runs per line: a line break (``<a:br/>``) starts a new line."""
-    from pptx.text.text import _Run
-
-    lines: list[list[Any]] = [[]]
-    for child in paragraph._p.iterchildren():
-        tag = str(child.tag).rsplit("}", 1)[-1]
-        if tag == "r":
-            lines[-1].append(_Run(child, paragraph))
-        elif tag == "br":
-            lines.append([])
-    return lines
-
-
-def _paragraph_text(paragraph: Any) -> str:
-    """The paragraph's text; a line break is a space (the model sees two words, not one)."""
-    lines = ["".join(run.text for run in runs) for runs in line_runs(paragraph)]
-    return " ".join(line for line in lines if line)
-
-
 def _size_pt(paragraph: Any, frame: _Frame) -> float:
     sizes = [run.font.size.pt for run in paragraph.runs if run.font.size is not None]
     if sizes:
@@ -238,22 +218,12 @@ def paragraph_rooms(frame: _Frame) -> list[int | None]:
     for p in paragraphs:
         size = _size_pt(p, frame)
         cpl = max(1, math.floor(width / (AVG_CHAR_EM * size) + 1e-9))
-        lines = max(1, math.ceil(char_length(_paragraph_text(p)) / cpl))
+        lines = max(1, math.ceil(char_length(plain_text(p)) / cpl))
         shapes.append((cpl, lines, size))
     if frame.grows:
         return [cpl * lines for cpl, lines, _ in shapes]
     taken = sum(lines * LINE_EM * size for _, lines, size in shapes)
     return [cpl * max(1, math.floor(lines * height / taken + 1e-9)) for cpl, lines, _ in shapes]
-
-
-def _same_format(runs: list[Any]) -> bool:
-    from lxml import etree
-
-    def props(run: Any) -> bytes:
-        rpr = run._r.rPr
-        return b"" if rpr is None else etree.tostring(rpr)
-
-    return len({props(run) for run in runs}) <= 1
 
 
 def parse(data: bytes, path: Path | None = None) -> Parsed:
@@ -264,7 +234,7 @@ def parse(data: bytes, path: Path | None = None) -> Parsed:
     for frame in _frames(prs):
         rooms = paragraph_rooms(frame)
         for k, (paragraph, room) in enumerate(zip(frame.frame.paragraphs, rooms, strict=True)):
-            text = _paragraph_text(paragraph)
+            text, shared = segment_text(paragraph)
             if not text:
                 continue
             seg = Segment(
@@ -278,66 +248,17 @@ def parse(data: bytes, path: Path | None = None) -> Parsed:
             )
             if seg.translatable:
                 check_length(seg, "slides", path)
-                if not _same_format(list(paragraph.runs)):
-                    mixed += 1
+                mixed += shared
             segments.append(seg)
     if not segments:
         raise InputError(path, "no text in this deck")
     warnings = []
     if mixed:
         warnings.append(
-            f"{mixed} paragraph(s) mix formatting runs (a bold word in mid-sentence): the "
+            f"{mixed} paragraph(s) mix formatting runs across a line break or field: the "
             "translated words are shared among the runs by position; check the emphasis"
         )
     return Parsed(segments, [], cap_warnings(warnings))
-
-
-def share_runs(text: str, weights: list[int]) -> list[str]:
-    """`text` split at spaces into one part per run, in proportion to `weights` (characters).
-
-    A run of weight 0 gets nothing; parts are joined with the space between them kept at the
-    end of the earlier part, so the runs concatenated read as `text` (spaces normalised).
-    """
-    words = text.split()
-    total = sum(weights)
-    if total == 0 or not words:
-        return [" ".join(words)] + [""] * (len(weights) - 1)
-    bounds, seen = [], 0
-    for w in weights:
-        seen += w
-        bounds.append(round(len(words) * seen / total))
-    parts, start = [], 0
-    for w, end in zip(weights, bounds, strict=True):
-        end = start if w == 0 else max(end, start)
-        parts.append(words[start:end])
-        start = end
-    parts[-1] += words[start:]
-    out = [" ".join(p) for p in parts]
-    for i in range(len(out) - 1):
-        if out[i] and any(out[i + 1 :]):
-            out[i] += " "
-    return out
-
-
-def _write_paragraph(paragraph: Any, text: str) -> None:
-    """Write a translation into the paragraph's runs; line breaks stay between the words at
-    the same share of the text as in the source (`share_runs` over the lines)."""
-    lines = [runs for runs in line_runs(paragraph) if "".join(r.text for r in runs)]
-    if len(lines) > 1:
-        weights = [char_length("".join(r.text for r in runs).strip()) for runs in lines]
-        for runs, part in zip(lines, share_runs(text, weights), strict=True):
-            _write_runs(runs, part.rstrip())
-        return
-    _write_runs(list(paragraph.runs), text)
-
-
-def _write_runs(runs: list[Any], text: str) -> None:
-    if _same_format(runs):
-        parts = [text] + [""] * (len(runs) - 1)
-    else:
-        parts = share_runs(text, [char_length(run.text.strip()) for run in runs])
-    for run, part in zip(runs, parts, strict=True):
-        run.text = part
 
 
 def render(doc: Document) -> bytes:
@@ -349,12 +270,12 @@ def render(doc: Document) -> bytes:
     changed = False
     for frame in _frames(prs):
         for paragraph in frame.frame.paragraphs:
-            old = _paragraph_text(paragraph)
+            old = segment_text(paragraph)[0]
             if not old:
                 continue
             seg = next(segments)
             if seg.text != old:
-                _write_paragraph(paragraph, seg.text)
+                write_paragraph(paragraph, seg.text)
                 changed = True
     if not changed:
         return doc.source  # nothing translated (`--model identity`): the package as read

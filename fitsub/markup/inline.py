@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fitsub.markup.tags import CODE, TAG, TIMESTAMP, markup_spans
+from fitsub.markup.tags import CODE, TAG, TIMESTAMP, markup_spans, run_marker
 
 Span = tuple[int, int]
 _OVERRIDE = re.compile(r"\\(\d?[a-z]+)(\([^)]*\)|[^\\}]*)")
@@ -59,7 +59,10 @@ class InlineTag:
 
     @property
     def markup(self) -> str:
-        """The tag as written, for warnings ("<i>…</i>")."""
+        """The tag as written, for warnings ("<i>…</i>"; a .pptx run: "formatting run 2")."""
+        k = run_marker(self.open)
+        if k is not None:
+            return f"formatting run {k + 1}"
         return f"{self.open}…{self.close}"
 
 
@@ -78,7 +81,7 @@ def split_inline(core: str) -> tuple[str, tuple[InlineTag, ...], tuple[str, ...]
         marks.append((size, core[a:b]))
         pos = b
     raw.append(_text(core[pos:]))
-    plain, offsets = _collapse("".join(raw))
+    plain, offsets = collapse("".join(raw))
     lost = tuple(_MUSIC.findall(core))
     return plain, _pair([(offsets[p], m) for p, m in marks], len(plain)), lost
 
@@ -87,7 +90,7 @@ def _text(piece: str) -> str:
     return html.unescape(_MUSIC.sub(" ", piece)).replace("\n", " ")
 
 
-def _collapse(raw: str) -> tuple[str, list[int]]:
+def collapse(raw: str) -> tuple[str, list[int]]:
     """`raw` with whitespace runs as one space, stripped; and each offset of `raw` in it."""
     out: list[str] = []
     offsets: list[int] = []

@@ -73,7 +73,14 @@ def project(
         if tag.start == 0 and tag.end == len(source):
             spans[k] = bounds
             continue
-        found = _find(source, tag, translation, tgt_words, bounds, span_texts or {})
+        found = _find(
+            source=source,
+            tag=tag,
+            translation=translation,
+            words=tgt_words,
+            bounds=bounds,
+            span_texts=span_texts or {},
+        )
         if found is None or any(_cross(found, spans[j]) for j in spans):
             spans[k] = bounds
             unplaced.append(k)
@@ -179,7 +186,7 @@ def _find(
         a = bounds[0]
     if not tag.close:  # left open: to the turn's end
         b = bounds[1]
-    return _with_punctuation(text, translation, a, b)
+    return _with_punctuation(text, translation, span=(a, b), lo=bounds[0])
 
 
 def _norm(text: str) -> list[str]:
@@ -249,9 +256,15 @@ def _similar(a: str, b: str) -> float:
     return share if share >= 0.6 else 0.0
 
 
-def _with_punctuation(text: str, translation: str, a: int, b: int) -> Span:
+def _with_punctuation(text: str, translation: str, span: Span, lo: int) -> Span:
     """The span grown over the punctuation the tagged words end with, where the translation
-    has it right after them ("<i>In 1928,</i>" → "<i>Nel 1928,</i>")."""
+    has it right after them ("<i>In 1928,</i>" → "<i>Nel 1928,</i>"), and over the symbols they
+    begin with, where the translation has them right before ("<i>«Hi</i>" → "<i>«Ciao</i>"); not
+    before `lo`."""
+    a, b = span
+    if not text[0].isalnum() and not text[0].isspace():
+        while a > lo and not translation[a - 1].isspace() and not translation[a - 1].isalnum():
+            a -= 1
     while b < len(translation) and text[-1] in _PUNCT and translation[b] in _PUNCT:
         b += 1
     return a, b

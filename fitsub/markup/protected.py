@@ -25,13 +25,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 @dataclass(frozen=True)
 class Turn:
     """One speaker turn: the markup before and after its words, the words, the markup inside
-    them (`fitsub.markup.inline`) and the markup it lost (song signs in mid-turn)."""
+    them (`fitsub.markup.inline`), the markup it lost (song signs in mid-turn) and the spans of
+    its words never translated (Markdown code spans and URLs: `fitsub.markup.md_inline`)."""
 
     prefix: str
     plain: str
     suffix: str
     lost: tuple[str, ...] = ()
     inline: tuple[InlineTag, ...] = ()
+    keep: tuple[Span, ...] = ()
+
+    @property
+    def kept_texts(self) -> tuple[str, ...]:
+        """The words of each `keep` span."""
+        return tuple(self.plain[a:b] for a, b in self.keep)
 
 
 @dataclass(frozen=True)

@@ -58,3 +58,16 @@ def strip_markup(text: str) -> str:
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+# PowerPoint formatting runs written into a paragraph's text (`fitsub.markup.runs`): a character
+# of Unicode's plane-15 private use area opens run k, the last one of plane 16 closes it.
+RUN_BASE = 0xF0000
+RUN_CLOSE = "\U0010fffd"
+MAX_RUNS = 0xFFF0
+
+
+def run_marker(ch: str) -> int | None:
+    """The run index a run-opening character stands for, else None."""
+    k = ord(ch) - RUN_BASE if len(ch) == 1 else -1
+    return k if 0 <= k < MAX_RUNS else None

@@ -114,7 +114,10 @@ def _output_text(
     on their words (`fitsub.markup.project`, with `tagged`: the tagged words translated alone);
     and the inline tags that could not be placed (kept around their turn)."""
     if doc.format == "markdown":
-        turns = [escape_translation(t, line_start) for t in turns]
+        turns = [
+            escape_translation(text, line_start, t.kept_texts)
+            for t, text in zip(prot.turns, turns, strict=True)
+        ]
     if not prot.is_dialogue:
         turns = [layout(turns[0], doc, opts, line_room(prot, opts.limits))]
     placed = [

@@ -33,6 +33,8 @@ def tagged_texts(planned: Sequence[PlannedSegment], got: CueTexts) -> list[str]:
             continue
         for turn in prot.turns:
             for tag in turn.inline:
+                if (tag.start, tag.end) in turn.keep:  # a code span: kept as written
+                    continue
                 text = turn.plain[tag.start : tag.end].strip()
                 if text and text != turn.plain:
                     texts.add(text)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request
 from fitsub.document import Document
-from fitsub.glossary import Glossary, Shielded
+from fitsub.glossary import Glossary, Shielded, shield
 from fitsub.lengthpred.policy import LengthPolicy, Requested
+from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
 from fitsub.units import char_length, ratio_chars_ceil
 
@@ -78,11 +79,12 @@ def make_unit(
     glossary: Glossary | None,
     turn: int = 0,
     line: int | None = None,
+    keep: Sequence[tuple[int, int]] = (),
 ) -> Unit:
-    """A unit for `source`, its glossary terms shielded."""
-    shield = Shielded(source) if glossary is None else glossary.shield(source)
+    """A unit for `source`, its glossary terms and the spans of `keep` (words never
+    translated) shielded."""
     return Unit(
-        shield=shield,
+        shield=shield(source, glossary, keep),
         source=source,
         budget=budget,
         cues=cues,
@@ -137,13 +139,15 @@ def units_of(
                         glossary=opts.glossary,
                         turn=t,
                         line=line,
+                        keep=prot.turns[t].keep,
                     )
                 )
             continue
         cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
         for cues in cue_groups:
             cue_budgets = tuple(bud.chars for i in cues if (bud := planned[i].budget) is not None)
-            text = " ".join(pr.plain for i in cues if (pr := planned[i].protected) is not None)
+            prots = [pr for i in cues if (pr := planned[i].protected) is not None]
+            text = " ".join(pr.plain for pr in prots)
             budget = sum(cue_budgets) + len(cues) - 1
             units.append(
                 make_unit(
@@ -153,9 +157,20 @@ def units_of(
                     cue_budgets=cue_budgets,
                     group=gi,
                     glossary=opts.glossary,
+                    keep=kept_spans(prots),
                 )
             )
     return units
+
+
+def kept_spans(prots: Sequence[Protected]) -> list[tuple[int, int]]:
+    """The spans never translated of cues whose words are joined by spaces, in the joined text."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    for prot in prots:
+        spans += [(offset + a, offset + b) for turn in prot.turns for a, b in turn.keep]
+        offset += len(prot.plain) + 1
+    return spans
 
 
 def with_lengths(

@@ -6,6 +6,7 @@ from doubles import ToyBackend
 
 from fitsub.budget import limits_for
 from fitsub.formats import parse_document, render_document
+from fitsub.markup import protect
 from fitsub.pipeline import TranslateOptions, translate_document
 
 DECK = """---
@@ -43,18 +44,33 @@ html block stays
 
 
 def _upper(doc):  # type: ignore[no-untyped-def]
-    return doc.with_texts([s.text.upper() if s.translatable else s.text for s in doc.segments])
+    """Every segment's words in capitals, its inline markup restored as the pipeline does it
+    (kept words, code and URLs, as written)."""
+    texts = []
+    for seg in doc.segments:
+        prot = protect(seg.text, "slides")
+        if not seg.translatable:
+            texts.append(seg.text)
+            continue
+        turn = prot.turns[0]
+        words = list(turn.plain.upper())
+        for a, b in turn.keep:
+            words[a:b] = turn.plain[a:b]
+        texts.append(prot.restore("".join(words)))
+    return doc.with_texts(texts)
 
 
-def test_the_deck_round_trips_exactly_and_only_text_nodes_are_segments() -> None:
+def test_the_deck_round_trips_exactly_and_a_segment_holds_a_line_with_its_inline_markup() -> None:
     doc = parse_document(DECK, "markdown")
     assert render_document(doc) == DECK
     assert doc.warnings == ()
     assert [s.text for s in doc.segments] == [
-        "Welcome", "home", "Click", "the link", "now, a", "b", "c.", "See", "and", "this",
-        "here.", "Name", "Value", "yes", "left", "right", "A quote here.", "First point",
-        "goes on",
+        "Welcome *home*", 'Click [the link](https://example.com/a_(b) "Title here") now, a',
+        "b", "c.", "See ![a logo](img/logo.png) and", "this", "`code stays` here.", "Name",
+        "Value", "yes", "left", "right", "A quote here.", "First point", "goes on",
+        "<https://auto.example>",
     ]  # fmt: skip
+    assert not doc.segments[-1].translatable  # an autolink alone: nothing to translate
 
 
 def test_every_construct_but_text_is_kept_byte_for_byte() -> None:

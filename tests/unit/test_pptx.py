@@ -17,7 +17,8 @@ from pptx.util import Inches, Pt
 from fitsub.budget import limits_for
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_bytes_document, read_document
-from fitsub.formats.pptx import share_runs
+from fitsub.formats.pptx_runs import share_runs
+from fitsub.markup import protect
 from fitsub.pipeline import TranslateOptions, translate_document
 
 
@@ -47,19 +48,21 @@ def deck() -> bytes:
 
 def test_paragraphs_are_segments_with_the_room_of_their_box() -> None:
     doc = read_bytes_document(deck(), "pptx")
-    assert [s.text for s in doc.segments] == [
+    assert [protect(s.text, "slides").plain for s in doc.segments] == [
         "Why learn a language?",
         "It is fun.",
         "You can travel more.",
         "Thank you for coming to my talk today.",
     ]
+    # the bold run is marked in the segment's text: an inline tag around its word
+    assert protect(doc.segments[2].text, "slides").inline[0].markup == "formatting run 2"
     # the 4 in box at 24 pt: (288 - 14.4) pt / (0.5 x 24) = 22 characters a line; the source
     # takes 2 lines and the box grows with its text, so 2 lines: 44 characters
     assert doc.segments[3].room == 44
     # the title: 44 pt (from the slide master) in a 9 in box: 28 characters, one line
     assert doc.segments[0].room == 28
     assert all(s.room is not None and s.room > 0 for s in doc.segments)
-    assert any("formatting runs" in w for w in doc.warnings)
+    assert doc.warnings == ()  # side by side runs: carried by projection, no warning
 
 
 def test_the_budget_is_the_box_room_when_that_binds() -> None:
@@ -69,7 +72,8 @@ def test_the_budget_is_the_box_room_when_that_binds() -> None:
     budgets = [r.budget for r in result.segments]
     rooms = [s.room or 0 for s in doc.segments]
     assert [b.chars for b in budgets if b] == [
-        min(5 * len(s.text), room) for s, room in zip(doc.segments, rooms, strict=True)
+        min(5 * len(protect(s.text, "slides").plain), room)
+        for s, room in zip(doc.segments, rooms, strict=True)
     ]
     assert budgets[0] is not None and budgets[0].binding == "layout"  # the title's box binds
     assert all(r.fits for r in result.segments)
@@ -77,11 +81,12 @@ def test_the_budget_is_the_box_room_when_that_binds() -> None:
 
 def test_round_trip_keeps_runs_formatting_and_text_elsewhere() -> None:
     doc = read_bytes_document(deck(), "pptx")
+    # a translation without run markers (an edit, say): shared among the runs by position
     texts = ["Perché imparare una lingua?", "È divertente.", "Puoi viaggiare di più.", "Grazie."]
     data, encoding = document_bytes(doc.with_texts(texts))
     assert encoding == "ooxml"
     again = read_bytes_document(data, "pptx")
-    assert [s.text for s in again.segments] == texts
+    assert [protect(s.text, "slides").plain for s in again.segments] == texts
     prs = Presentation(io.BytesIO(data))
     runs = prs.slides[0].placeholders[1].text_frame.paragraphs[1].runs
     assert len(runs) == 3  # every formatting run survives
