@@ -19,13 +19,26 @@ CPU seconds (`time.process_time`, the process's own time: the machine is shared,
 noise) per step, median of `--rounds` rounds of `--steps` steps, methods alternating within a
 round; the largest difference of each method's log-probabilities from `eager`'s.
 Run: `python bench/compile_step.py [--rows 5 16 80] [--steps 100] [--rounds 3] [--threads 1]`.
+
+`--job N`: the whole-process view instead: `fitsub translate` of the first N English lines of
+`../shared/data/en-it/dev` (mustc-tst-common-a, then ud-pud; read at run time) as a .txt file,
+beam 5, the default hard budget (and the unconstrained translation it always computes),
+`--threads 1`, run as it ships (`eager`) and with
+`torch.compile(Transformer.decode_hidden, dynamic=True)` patched in before the command runs
+(`compiled`: the search's own cache and row bookkeeping stay eager, compile time counted),
+alternating `--pairs` times; the CPU seconds of each process (user + system) and the wall time.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import resource
+import runpy
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -133,8 +146,56 @@ def cpu(fn: Callable[[], object], steps: int) -> float:
     return (time.process_time() - start) / steps
 
 
+DEV = ROOT.parent / "shared" / "data" / "en-it" / "dev"
+
+
+def job(n: int, pairs: int) -> None:
+    """Whole `fitsub translate` processes, eager and compiled, alternating (module docstring)."""
+    lines: list[str] = []
+    for name in ("mustc-tst-common-a", "ud-pud"):
+        lines += [x for x in (DEV / f"{name}.en").read_text("utf-8").splitlines() if x.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "dev.txt"
+        src.write_text("\n".join(lines[:n]) + "\n", "utf-8")
+        cmd = ["translate", str(src), "--lang", "it", "--threads", "1", "--beam", "5", "-q"]
+        cmd += ["-o", str(Path(tmp) / "out.txt")]
+        outputs: dict[str, str] = {}
+        runs: dict[str, list[tuple[float, float]]] = {"eager": [], "compiled": []}
+        for _ in range(pairs):
+            for how in runs:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run([sys.executable, __file__, "--worker", how, *cmd], check=True)
+                wall = time.perf_counter() - start
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                runs[how].append((used, wall))
+                outputs[how] = (Path(tmp) / "out.txt").read_text("utf-8")
+                print(f"{how}: {used:.1f} s CPU, {wall:.1f} s wall", flush=True)
+        for how, rs in runs.items():
+            cpu_s = statistics.median(r[0] for r in rs)
+            wall_s = statistics.median(r[1] for r in rs)
+            print(f"{n} lines, {how}: median {cpu_s:.1f} s CPU, {wall_s:.1f} s wall")
+        print("same output:", outputs["eager"] == outputs["compiled"])
+
+
+def worker(how: str, argv: list[str]) -> None:
+    """Run `fitsub` with argv, the decoder compiled first when `how` is "compiled"."""
+    if how == "compiled":
+        from fitsub.nmt import model as M
+
+        M.Transformer.decode_hidden = torch.compile(  # type: ignore[method-assign]
+            M.Transformer.decode_hidden, dynamic=True
+        )
+    sys.argv = ["fitsub", *argv]
+    runpy.run_module("fitsub", run_name="__main__")
+
+
 def main() -> None:
     """Compile, check and time the step for each row count."""
+    if len(sys.argv) > 2 and sys.argv[1] == "--worker":
+        worker(sys.argv[2], sys.argv[3:])
+        return
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rows", type=int, nargs="+", default=[5, 16, 80])
     ap.add_argument("--steps", type=int, default=100)
@@ -144,7 +205,12 @@ def main() -> None:
     ap.add_argument("--capacity", type=int, default=64)
     ap.add_argument("--source", type=int, default=32, help="source length S")
     ap.add_argument("--methods", nargs="+", default=["eager", "static", "compiled", "traced"])
+    ap.add_argument("--job", type=int, default=0, help="whole translate runs of N dev lines")
+    ap.add_argument("--pairs", type=int, default=2)
     args = ap.parse_args()
+    if args.job:
+        job(args.job, args.pairs)
+        return
     torch.set_num_threads(args.threads)
     model = load_checkpoint(ROOT / "models" / "en-it")[0]
     model.eval().requires_grad_(False)
@@ -152,42 +218,47 @@ def main() -> None:
           f"{args.threads} thread(s), t={args.position}, C={args.capacity}, S={args.source}")  # fmt: skip
     with torch.inference_mode():
         for n in args.rows:
-            inp = setup(model, n, args.position, args.capacity, args.source)
-            st = inp["static"]
-            assert isinstance(st, tuple)
-            plain = static_step(model)
-            fns: dict[str, Callable[[], Tensor]] = {
-                "eager": lambda: eager_step(model, inp),
-                "static": lambda: plain(*st),
-            }
-            build: dict[str, float] = {}
-            if "compiled" in args.methods:
-                start = time.process_time()
-                comp = torch.compile(plain, dynamic=False, fullgraph=True)
-                comp(*st)
-                build["compiled"] = time.process_time() - start
-                fns["compiled"] = lambda: comp(*st)
-            if "traced" in args.methods:
-                start = time.process_time()
-                with torch.no_grad():
-                    traced = torch.jit.freeze(torch.jit.trace(_Wrap(plain), st).eval())  # type: ignore[no-untyped-call]
-                traced(*st)
-                build["traced"] = time.process_time() - start
-                fns["traced"] = lambda: traced(*st)
-            fns = {k: v for k, v in fns.items() if k in args.methods}
-            ref = eager_step(model, inp)
-            diffs = {k: float((fn() - ref).abs().max()) for k, fn in fns.items()}
-            times: dict[str, list[float]] = {k: [] for k in fns}
-            for _ in range(args.rounds):
-                for k, fn in fns.items():
-                    times[k].append(cpu(fn, args.steps))
-            base = statistics.median(times["eager"]) if "eager" in times else None
-            for k, ts in times.items():
-                med = statistics.median(ts)
-                rel = f"{base / med:.2f}x eager" if base else ""
-                extra = f", built in {build[k]:.1f} s CPU" if k in build else ""
-                print(f"N={n:3d} {k:9s} {1e3 * med:7.2f} ms/step CPU {rel}"
-                      f" (max |diff| {diffs[k]:.1e}){extra}")  # fmt: skip
+            measure(model, n, args)
+
+
+def measure(model: Transformer, n: int, args: argparse.Namespace) -> None:
+    """Build, check and time each method of the step for n rows; print one line each."""
+    inp = setup(model, n, args.position, args.capacity, args.source)
+    st = inp["static"]
+    assert isinstance(st, tuple)
+    plain = static_step(model)
+    fns: dict[str, Callable[[], Tensor]] = {
+        "eager": lambda: eager_step(model, inp),
+        "static": lambda: plain(*st),
+    }
+    build: dict[str, float] = {}
+    if "compiled" in args.methods:
+        start = time.process_time()
+        comp = torch.compile(plain, dynamic=False, fullgraph=True)
+        comp(*st)
+        build["compiled"] = time.process_time() - start
+        fns["compiled"] = lambda: comp(*st)
+    if "traced" in args.methods:
+        start = time.process_time()
+        with torch.no_grad():
+            traced = torch.jit.freeze(torch.jit.trace(_Wrap(plain), st).eval())  # type: ignore[no-untyped-call]
+        traced(*st)
+        build["traced"] = time.process_time() - start
+        fns["traced"] = lambda: traced(*st)
+    fns = {k: v for k, v in fns.items() if k in args.methods}
+    ref = eager_step(model, inp)
+    diffs = {k: float((fn() - ref).abs().max()) for k, fn in fns.items()}
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(args.rounds):
+        for k, fn in fns.items():
+            times[k].append(cpu(fn, args.steps))
+    base = statistics.median(times["eager"]) if "eager" in times else None
+    for k, ts in times.items():
+        med = statistics.median(ts)
+        rel = f"{base / med:.2f}x eager" if base else ""
+        extra = f", built in {build[k]:.1f} s CPU" if k in build else ""
+        print(f"N={n:3d} {k:9s} {1e3 * med:7.2f} ms/step CPU {rel}"
+              f" (max |diff| {diffs[k]:.1e}){extra}")  # fmt: skip
 
 
 class _Wrap(torch.nn.Module):
