@@ -14,8 +14,9 @@ class KVCache:
     tensor per step; the capacity doubles if a caller decodes past it). `reorder` gathers the
     surviving rows into a second set of buffers of the same size and swaps them (double
     buffering: no allocation per step). Cross-attention keys / values are computed once from the
-    encoder memory. `steps` counts target tokens already decoded and `units` (B,) the length
-    units they emitted (for the length encodings).
+    encoder memory, and gathered the same way (`cross=True`) when the rows' sources change.
+    `steps` counts target tokens already decoded and `units` (B,) the length units they emitted
+    (for the length encodings).
     """
 
     def __init__(self, n_layers: int, capacity: int = 64) -> None:
@@ -25,6 +26,8 @@ class KVCache:
         self._spare: list[tuple[Tensor, Tensor] | None] = [None] * n_layers
         self.cross_k: list[Tensor | None] = [None] * n_layers
         self.cross_v: list[Tensor | None] = [None] * n_layers
+        # two sets of (N, H, S, hd) buffers per layer that `reorder(cross=True)` gathers into in turn
+        self._cross_bufs: list[list[tuple[Tensor, Tensor]]] = [[] for _ in range(n_layers)]
         self.rows = 0  # rows in use of the buffers
         self.steps = 0
         self.units: Tensor | None = None
@@ -74,6 +77,19 @@ class KVCache:
         if cross:
             for i, (ck, cv) in enumerate(zip(self.cross_k, self.cross_v, strict=True)):
                 if ck is not None and cv is not None:
-                    self.cross_k[i], self.cross_v[i] = ck[index], cv[index]
+                    self.cross_k[i], self.cross_v[i] = self._gather_cross(i, ck, cv, index)
         if self.units is not None:
             self.units = self.units[index]
+
+    def _gather_cross(self, i: int, k: Tensor, v: Tensor, index: Tensor) -> tuple[Tensor, Tensor]:
+        """Rows `index` of layer i's cross K/V, gathered into whichever of its two buffers does
+        not hold them (allocated on the first call; a new (N, H, S, hd) tensor per layer and
+        step cost more than the gather itself)."""
+        bufs, n = self._cross_bufs[i], index.numel()
+        if not bufs or bufs[0][0].shape[1:] != k.shape[1:] or bufs[0][0].size(0) < n:
+            size = (max(n, k.size(0)), *k.shape[1:])
+            bufs[:] = [(k.new_empty(size), v.new_empty(size)) for _ in range(2)]
+        dst = bufs[1] if k.data_ptr() == bufs[0][0].data_ptr() else bufs[0]
+        torch.index_select(k, 0, index, out=dst[0][:n])
+        torch.index_select(v, 0, index, out=dst[1][:n])
+        return dst[0][:n], dst[1][:n]

@@ -48,3 +48,23 @@ def test_the_buffer_grows_when_decoding_past_its_capacity() -> None:
         cache.steps = t
         kk, _ = cache.append(0, k, k)
     torch.testing.assert_close(kk, torch.cat(steps, dim=2))
+
+
+def test_cross_reorder_gathers_the_rows_into_two_buffers_in_turn() -> None:
+    cache = KVCache(n_layers=1, capacity=4)
+    ck, cv = torch.randn(3, 2, 5, 4), torch.randn(3, 2, 5, 4)
+    cache.cross_k[0], cache.cross_v[0] = ck, cv
+    cache.append(0, torch.randn(3, 2, 1, 4), torch.randn(3, 2, 1, 4))
+    cache.steps = 1
+    order = [torch.tensor([2, 0, 0, 1]), torch.tensor([3, 1]), torch.tensor([1, 1, 0])]
+    want_k, want_v, ptrs = ck, cv, []
+    for index in order:
+        cache.reorder(index, cross=True)
+        want_k, want_v = want_k[index], want_v[index]
+        got_k, got_v = cache.cross_k[0], cache.cross_v[0]
+        assert got_k is not None and got_v is not None
+        torch.testing.assert_close(got_k, want_k, rtol=0, atol=0)
+        torch.testing.assert_close(got_v, want_v, rtol=0, atol=0)
+        ptrs.append(got_k.data_ptr())
+    # no new storage after the first gather: the third is back in the first one's buffer
+    assert ptrs[0] != ptrs[1] and ptrs[2] == ptrs[0]

@@ -117,3 +117,16 @@ def test_a_source_nothing_satisfies_keeps_the_best_candidate_without_the_lexicon
     want = beam_search(model, src, None, [40, 40], beam=3, max_len=20, words=word_table(tok))
     assert [[h.ids for h in r] for r in got] == [[h.ids for h in r] for r in want]
     assert all(r and r[0].ids for r in got)
+
+
+def test_the_pieces_after_a_prefix_are_the_same_found_either_way() -> None:
+    # a short prefix of many words tests each piece; a long one of few walks the words
+    words = [f"{a}{b}{c}" for a in "cs" for b in "aeo" for c in ("sa", "ne", "ro", "ma", "x")]
+    m = mask(*words)
+    for prefix in ("", "c", "ca", "cas", "so", "z"):
+        found = m.lexicon.starting_with(prefix)
+        by_pieces = m._heads_after(found, prefix, m.lexicon.has_prefix)
+        walked = {v for w in found for j in range(1, len(w) - len(prefix) + 1)
+                  for v in m.by_head.get(w[len(prefix) : len(prefix) + j], ())}  # fmt: skip
+        assert by_pieces == sorted(walked)
+    assert len(m.lexicon.starting_with("")) > len(m.by_head) // 2  # the piece-testing branch ran
