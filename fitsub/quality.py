@@ -64,9 +64,16 @@ FEATURES: tuple[str, ...] = (
     "source_length",
     "copied",
     "short",
+    "source_pieces",
+    "source_rarest",
+    "uncovered",
+    "coverage_penalty",
+    "coverage_deviation",
+    "attention_entropy",
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
 LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
+UNCOVERED = 0.5  # a source piece whose coverage (summed attention) is under this: not covered
 
 
 def feature_value(name: str, signals: Mapping[str, float | None]) -> float | None:
@@ -205,13 +212,55 @@ def sentence_chrf(hyp: str, ref: str) -> float:
 def score_signals(score: OutputScore | None) -> dict[str, float | None]:
     """The model-confidence signals of one forced-decoding score (None: not scored)."""
     if score is None or not score.token_logprobs:
-        return {"logprob": None, "min_logprob": None, "entropy": None, "dropout_std": None}
+        return dict.fromkeys(("logprob", "min_logprob", "entropy", "dropout_std", *SOURCE_SIGNALS))
     lp = score.token_logprobs
     return {
         "logprob": fmean(lp),
         "min_logprob": min(lp),
         "entropy": fmean(score.entropies) if score.entropies else None,
         "dropout_std": pstdev(score.dropout_means) if len(score.dropout_means) > 1 else None,
+        **source_signals(score),
+    }
+
+
+SOURCE_SIGNALS = (
+    "source_pieces",
+    "source_rarest",
+    "uncovered",
+    "coverage_penalty",
+    "coverage_deviation",
+    "attention_entropy",
+)
+
+
+def source_signals(score: OutputScore) -> dict[str, float | None]:
+    """How rare the source is and how the output attends to it (`fitsub.nmt.attention`), from
+    the coverage C_j = sum_t a_tj of each source piece j (Tu et al. 2016, "Modeling Coverage
+    for Neural Machine Translation", eq. 5) over the output's attention a (T, S):
+
+    * `source_pieces`: mean tokenizer pieces per source word (a rare word is split in many);
+    * `source_rarest`: the lowest unigram log-probability of a source word (the rarest one);
+    * `uncovered`: the share of source pieces with C_j under `UNCOVERED`;
+    * `coverage_penalty`: (1/S) sum_j log(min(C_j, 1)), the coverage penalty of Wu et al. 2016
+      (GNMT, eq. 14) divided by the source length (0: every piece attended to at least once);
+    * `coverage_deviation`: (1/S) sum_j log(1 + (1 - C_j)^2), Rikters & Fishel 2017
+      ("Confidence through Attention", CDP): pieces attended to far less or far more than once;
+    * `attention_entropy`: the mean entropy of an output token's attention over the source
+      (their AP_out: a token that attends everywhere is not translating anything).
+
+    None where the backend gave no such figures."""
+    attn, pieces = score.attention, score.word_pieces
+    cover = [sum(col) for col in zip(*attn, strict=True)] if attn else []
+    ent = [-sum(a * math.log(a) for a in row if a > 0) for row in attn]
+    return {
+        "source_pieces": fmean(pieces) if pieces else None,
+        "source_rarest": min(score.word_logprobs) if score.word_logprobs else None,
+        "uncovered": fmean(c < UNCOVERED for c in cover) if cover else None,
+        "coverage_penalty": fmean(math.log(min(max(c, 1e-6), 1.0)) for c in cover)
+        if cover
+        else None,
+        "coverage_deviation": fmean(math.log1p((1 - c) ** 2) for c in cover) if cover else None,
+        "attention_entropy": fmean(ent) if ent else None,
     }
 
 
