@@ -98,7 +98,7 @@ def test_forced_decoding_gives_attention_over_the_source_pieces(nmt: NMTBackend)
     outs = ["il gatto è", "ciao ciao"]
     both = nmt.score_outputs(reqs, outs)
     alone = nmt.score_outputs(reqs[1:], outs[1:])
-    for req, out, sc in zip(reqs, outs, both, strict=True):
+    for req, sc in zip(reqs, both, strict=True):
         ids = nmt._prepare(req)[0]
         n_src = sum(source_positions(nmt.tokenizer, ids))
         assert len(sc.attention) == len(sc.token_logprobs)  # one row per output token + EOS
