@@ -20,11 +20,18 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   long; the 10 characters of smoothing keep "Why?" -> "Perché?" from looking 75 % too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
 * `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`);
+* `free_length_ratio`: log((fitted + 10) / (unconstrained + 10) characters), signed: a fitted
+  output much shorter than the model's own free translation has likely lost content;
 * `short`: 1.0 when the source has at most `SHORT_CHARS` characters (a subtitle-length line),
   else 0.0; a model feature `a*b` is the product of two signals (`logprob*short`: the weight of
   the log-probability on short lines), so that a signal can count differently on short lines
   (on a short output the mean log-probability of a few tokens is noisier, and a short correct
-  line is often a paraphrase of the reference).
+  line is often a paraphrase of the reference);
+* `source_pieces`, `source_rarest`: how rare the English source is to the model (tokenizer
+  pieces per source word; the rarest source word's unigram log-probability); `uncovered`,
+  `coverage_penalty`, `coverage_deviation`, `attention_entropy`: how the output's
+  cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
+  read off the same forced pass (`source_signals`, `fitsub.nmt.attention`).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
@@ -64,6 +71,7 @@ FEATURES: tuple[str, ...] = (
     "source_length",
     "copied",
     "short",
+    "free_length_ratio",
     "source_pieces",
     "source_rarest",
     "uncovered",
@@ -268,10 +276,13 @@ def text_signals(source: str, fitted: str, unconstrained: str | None) -> dict[st
     """The signals read off the texts alone."""
     n_src = max(1, char_length(source))
     n_out = max(1, char_length(fitted))
-    agreement = None
+    agreement = free_ratio = None
     if unconstrained is not None:
         agreement = 1.0 if unconstrained == fitted else sentence_chrf(fitted, unconstrained) / 100
+        n_free = max(1, char_length(unconstrained))
+        free_ratio = math.log((n_out + LENGTH_SMOOTHING) / (n_free + LENGTH_SMOOTHING))
     return {
+        "free_length_ratio": free_ratio,
         "agreement": agreement,
         "length_ratio": abs(math.log((n_out + LENGTH_SMOOTHING) / (n_src + LENGTH_SMOOTHING))),
         "source_length": math.log(n_src),

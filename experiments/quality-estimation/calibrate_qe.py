@@ -148,8 +148,8 @@ def nbest_agreement(top: str, cands: Sequence[Sequence[Any]]) -> float | None:
 
 
 def length_variants(source: str, fitted: str, free: str | None, sc: Any) -> dict[str, Any]:
-    """Variants measured, not in the pipeline: signed length ratios (fitted / source, fitted /
-    unconstrained, unconstrained / source), the attention entropy over log(source pieces) and
+    """Variants measured, not in the pipeline: signed length ratios (fitted / source,
+    unconstrained / source), the attention entropy over log(source pieces) and
     the share of output tokens under probability 0.1."""
     import math
 
@@ -166,7 +166,6 @@ def length_variants(source: str, fitted: str, free: str | None, sc: Any) -> dict
     lps = sc.token_logprobs if sc is not None else ()
     return {
         "signed_ratio": ratio(fitted, source),
-        "free_ratio": None if free is None else ratio(fitted, free),
         "free_source_ratio": None if free is None else ratio(free, source),
         "attention_entropy_norm": ent,
         "low_token_share": sum(x < math.log(0.1) for x in lps) / len(lps) if lps else None,

@@ -40,7 +40,7 @@ CANDIDATES = (
     "last_attention_entropy",
     "free_uncovered",
     "signed_ratio",
-    "free_ratio",
+    "free_length_ratio",
     "free_source_ratio",
     "low_token_share",
     "nbest_agreement",
@@ -78,7 +78,9 @@ def line(name: str, ev: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--greedy", action="store_true")
+    ap.add_argument("--only", nargs="*", default=None, help="candidates (default: all)")
     args = ap.parse_args()
+    candidates = tuple(args.only or CANDIDATES)
     rows = {lang: r for lang, (_, r) in load_all().items()}
     base = evaluate(rows, OLD_SIGNALS)
     print("recall % at own threshold / language held out; AUC pooled; mean recall\n")
@@ -86,13 +88,13 @@ def main() -> None:
     print("|---|" + "---|" * (len(rows) + 2))
     print(line("shipped signals", base))
     if not args.greedy:
-        for c in CANDIDATES:
+        for c in candidates:
             print(line(f"+ {c}", evaluate(rows, (*OLD_SIGNALS, c))))
         return
     chosen: list[str] = []
     best = base
     while True:
-        trials = {c: evaluate(rows, (*OLD_SIGNALS, *chosen, c)) for c in CANDIDATES}
+        trials = {c: evaluate(rows, (*OLD_SIGNALS, *chosen, c)) for c in candidates}
         c, ev = max(trials.items(), key=lambda kv: kv[1]["crit"])
         if c in chosen or ev["crit"] <= best["crit"] + 0.002:
             break
