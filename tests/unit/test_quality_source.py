@@ -19,7 +19,13 @@ from fitsub.nmt.attention import (
 )
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality import SOURCE_SIGNALS, segment_signals, source_signals
+from fitsub.quality import (
+    SOURCE_SIGNALS,
+    load_model,
+    segment_signals,
+    source_signals,
+    text_signals,
+)
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +141,21 @@ def test_a_backend_without_source_figures_leaves_the_signals_missing(tmp_path: P
     signals = segment_signals("hello", "ciao", None, OutputScore((-1.0,), (1.0,)))
     assert all(signals[k] is None for k in SOURCE_SIGNALS)
     assert all(segment_signals("hello", "ciao", None, None)[k] is None for k in SOURCE_SIGNALS)
+
+
+def test_a_fitted_line_far_shorter_than_the_free_one_scores_lower_in_the_shipped_model() -> None:
+    source = "The stadium can hold fifty thousand workers and their families."
+    free = "Lo stadio può ospitare cinquantamila lavoratori e le loro famiglie."
+    whole = text_signals(source, free, free)
+    cut = text_signals(source, "Lo stadio può tenermi.", free)
+    assert whole["free_length_ratio"] == 0.0
+    assert cut["free_length_ratio"] is not None and cut["free_length_ratio"] < -0.5
+    assert text_signals(source, free, None)["free_length_ratio"] is None
+    # the shipped model: the same confidence, less of the source covered and a fitted line
+    # far shorter than the model's own free translation, is less likely right
+    model = load_model()
+    base = {"logprob": -0.5, "entropy": 1.8, "free_logprob": -0.5, "agreement": 0.8,
+            "source_length": math.log(len(source)), "short": 0.0}  # fmt: skip
+    good = model.score({**base, "free_length_ratio": 0.0, "coverage_penalty": -0.1})
+    bad = model.score({**base, "free_length_ratio": -0.6, "coverage_penalty": -1.0})
+    assert bad < good - 0.1
