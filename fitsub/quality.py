@@ -60,6 +60,17 @@ from fitsub.units import char_length
 MODEL_FILE = Path(__file__).with_name("quality_model.json")
 NO_SCORING = "quality: this model cannot score a translation (no forced decoding); no quality score"
 
+# the source-side signals of the forced pass (`source_signals`)
+SOURCE_SIGNALS = (
+    "source_pieces",
+    "source_rarest",
+    "uncovered",
+    "coverage_penalty",
+    "coverage_deviation",
+    "attention_entropy",
+)
+
+
 FEATURES: tuple[str, ...] = (
     "logprob",
     "min_logprob",
@@ -72,12 +83,7 @@ FEATURES: tuple[str, ...] = (
     "copied",
     "short",
     "free_length_ratio",
-    "source_pieces",
-    "source_rarest",
-    "uncovered",
-    "coverage_penalty",
-    "coverage_deviation",
-    "attention_entropy",
+    *SOURCE_SIGNALS,
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
 LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
@@ -229,16 +235,6 @@ def score_signals(score: OutputScore | None) -> dict[str, float | None]:
         "dropout_std": pstdev(score.dropout_means) if len(score.dropout_means) > 1 else None,
         **source_signals(score),
     }
-
-
-SOURCE_SIGNALS = (
-    "source_pieces",
-    "source_rarest",
-    "uncovered",
-    "coverage_penalty",
-    "coverage_deviation",
-    "attention_entropy",
-)
 
 
 def source_signals(score: OutputScore) -> dict[str, float | None]:
