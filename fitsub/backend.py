@@ -70,11 +70,20 @@ class OutputScore:
     `entropies`: the entropy (nats) of the model's next-token distribution at each of those
     steps; `dropout_means`: the mean token log-probability of the same output under each
     Monte-Carlo dropout pass (empty when none was asked). Empty tuples: nothing to score.
+
+    Source-side signals, empty when the backend does not give them (`fitsub.nmt.attention`):
+    `attention`: for each output token, its attention over the source's pieces (a row sums
+    to 1; averaged over heads and layers); `word_pieces` and
+    `word_logprobs`: for each source word, the pieces the model's tokenizer splits it into and
+    its unigram log-probability (a rare word: many pieces, a low log-probability).
     """
 
     token_logprobs: tuple[float, ...]
     entropies: tuple[float, ...]
     dropout_means: tuple[float, ...] = ()
+    attention: tuple[tuple[float, ...], ...] = ()
+    word_pieces: tuple[int, ...] = ()
+    word_logprobs: tuple[float, ...] = ()
 
 
 @runtime_checkable

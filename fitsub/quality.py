@@ -20,11 +20,18 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   long; the 10 characters of smoothing keep "Why?" -> "Perché?" from looking 75 % too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
 * `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`);
+* `free_length_ratio`: log((fitted + 10) / (unconstrained + 10) characters), signed: a fitted
+  output much shorter than the model's own free translation has likely lost content;
 * `short`: 1.0 when the source has at most `SHORT_CHARS` characters (a subtitle-length line),
   else 0.0; a model feature `a*b` is the product of two signals (`logprob*short`: the weight of
   the log-probability on short lines), so that a signal can count differently on short lines
   (on a short output the mean log-probability of a few tokens is noisier, and a short correct
-  line is often a paraphrase of the reference).
+  line is often a paraphrase of the reference);
+* `source_pieces`, `source_rarest`: how rare the English source is to the model (tokenizer
+  pieces per source word; the rarest source word's unigram log-probability); `uncovered`,
+  `coverage_penalty`, `coverage_deviation`, `attention_entropy`: how the output's
+  cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
+  read off the same forced pass (`source_signals`, `fitsub.nmt.attention`).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
@@ -53,6 +60,17 @@ from fitsub.units import char_length
 MODEL_FILE = Path(__file__).with_name("quality_model.json")
 NO_SCORING = "quality: this model cannot score a translation (no forced decoding); no quality score"
 
+# the source-side signals of the forced pass (`source_signals`)
+SOURCE_SIGNALS = (
+    "source_pieces",
+    "source_rarest",
+    "uncovered",
+    "coverage_penalty",
+    "coverage_deviation",
+    "attention_entropy",
+)
+
+
 FEATURES: tuple[str, ...] = (
     "logprob",
     "min_logprob",
@@ -64,9 +82,12 @@ FEATURES: tuple[str, ...] = (
     "source_length",
     "copied",
     "short",
+    "free_length_ratio",
+    *SOURCE_SIGNALS,
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
 LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
+UNCOVERED = 0.5  # a source piece whose coverage (summed attention) is under this: not covered
 
 
 def feature_value(name: str, signals: Mapping[str, float | None]) -> float | None:
@@ -205,13 +226,45 @@ def sentence_chrf(hyp: str, ref: str) -> float:
 def score_signals(score: OutputScore | None) -> dict[str, float | None]:
     """The model-confidence signals of one forced-decoding score (None: not scored)."""
     if score is None or not score.token_logprobs:
-        return {"logprob": None, "min_logprob": None, "entropy": None, "dropout_std": None}
+        return dict.fromkeys(("logprob", "min_logprob", "entropy", "dropout_std", *SOURCE_SIGNALS))
     lp = score.token_logprobs
     return {
         "logprob": fmean(lp),
         "min_logprob": min(lp),
         "entropy": fmean(score.entropies) if score.entropies else None,
         "dropout_std": pstdev(score.dropout_means) if len(score.dropout_means) > 1 else None,
+        **source_signals(score),
+    }
+
+
+def source_signals(score: OutputScore) -> dict[str, float | None]:
+    """How rare the source is and how the output attends to it (`fitsub.nmt.attention`), from
+    the coverage C_j = sum_t a_tj of each source piece j (Tu et al. 2016, "Modeling Coverage
+    for Neural Machine Translation", eq. 5) over the output's attention a (T, S):
+
+    * `source_pieces`: mean tokenizer pieces per source word (a rare word is split in many);
+    * `source_rarest`: the lowest unigram log-probability of a source word (the rarest one);
+    * `uncovered`: the share of source pieces with C_j under `UNCOVERED`;
+    * `coverage_penalty`: (1/S) sum_j log(min(C_j, 1)), the coverage penalty of Wu et al. 2016
+      (GNMT, eq. 14) divided by the source length (0: every piece attended to at least once);
+    * `coverage_deviation`: (1/S) sum_j log(1 + (1 - C_j)^2), Rikters & Fishel 2017
+      ("Confidence through Attention", CDP): pieces attended to far less or far more than once;
+    * `attention_entropy`: the mean entropy of an output token's attention over the source
+      (their AP_out: a token that attends everywhere is not translating anything).
+
+    None where the backend gave no such figures."""
+    attn, pieces = score.attention, score.word_pieces
+    cover = [sum(col) for col in zip(*attn, strict=True)] if attn else []
+    ent = [-sum(a * math.log(a) for a in row if a > 0) for row in attn]
+    return {
+        "source_pieces": fmean(pieces) if pieces else None,
+        "source_rarest": min(score.word_logprobs) if score.word_logprobs else None,
+        "uncovered": fmean(c < UNCOVERED for c in cover) if cover else None,
+        "coverage_penalty": fmean(math.log(min(max(c, 1e-6), 1.0)) for c in cover)
+        if cover
+        else None,
+        "coverage_deviation": fmean(math.log1p((1 - c) ** 2) for c in cover) if cover else None,
+        "attention_entropy": fmean(ent) if ent else None,
     }
 
 
@@ -219,10 +272,13 @@ def text_signals(source: str, fitted: str, unconstrained: str | None) -> dict[st
     """The signals read off the texts alone."""
     n_src = max(1, char_length(source))
     n_out = max(1, char_length(fitted))
-    agreement = None
+    agreement = free_ratio = None
     if unconstrained is not None:
         agreement = 1.0 if unconstrained == fitted else sentence_chrf(fitted, unconstrained) / 100
+        n_free = max(1, char_length(unconstrained))
+        free_ratio = math.log((n_out + LENGTH_SMOOTHING) / (n_free + LENGTH_SMOOTHING))
     return {
+        "free_length_ratio": free_ratio,
         "agreement": agreement,
         "length_ratio": abs(math.log((n_out + LENGTH_SMOOTHING) / (n_src + LENGTH_SMOOTHING))),
         "source_length": math.log(n_src),

@@ -21,7 +21,7 @@ each dev line once:
 * `fit` (`qe_fit.py`): the label `wrong` (the same rule at every length: chrF, content dropped,
   untranslated), a logistic regression of it on the standardised, clipped signals and their
   interactions, the thresholds, and the tables of docs/results/quality.md split by source
-  length (old flags, the previous model from `runs/qe/previous_model.json`, the new score,
+  length (old flags, the model shipped now, a copy in `runs/qe/shipped_model.json`, the new score,
   leave-one-language-out, each signal alone). `--write` stores `fitsub/quality_model.json`.
 * `read`: 60 short lines to read and mark (`runs/qe/reading.tsv`); `--agree`: how often
   chrF thresholds and the label agree with the marks.
@@ -147,11 +147,36 @@ def nbest_agreement(top: str, cands: Sequence[Sequence[Any]]) -> float | None:
     return sum(sentence_chrf(top, o) for o in others) / (100 * len(others))
 
 
+def length_variants(source: str, fitted: str, free: str | None, sc: Any) -> dict[str, Any]:
+    """Variants measured, not in the pipeline: signed length ratios (fitted / source,
+    unconstrained / source), the attention entropy over log(source pieces) and
+    the share of output tokens under probability 0.1."""
+    import math
+
+    from fitsub.units import char_length
+
+    def ratio(a: str, b: str) -> float:
+        return math.log((char_length(a) + 10) / (char_length(b) + 10))
+
+    ent = None
+    if sc is not None and sc.attention and len(sc.attention[0]) > 1:
+        rows = sc.attention
+        ent = sum(-sum(a * math.log(a) for a in row if a > 0) for row in rows) / len(rows)
+        ent /= math.log(len(rows[0]))
+    lps = sc.token_logprobs if sc is not None else ()
+    return {
+        "signed_ratio": ratio(fitted, source),
+        "free_source_ratio": None if free is None else ratio(free, source),
+        "attention_entropy_norm": ent,
+        "low_token_share": sum(x < math.log(0.1) for x in lps) / len(lps) if lps else None,
+    }
+
+
 def signals(lang: str, dropout_passes: int) -> None:
     from statistics import fmean
 
     from fitsub.nmt.backend import NMTBackend
-    from fitsub.quality import score_texts, segment_signals, sentence_chrf
+    from fitsub.quality import score_texts, segment_signals, sentence_chrf, source_signals
 
     head, rows = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
     backend = NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1)
@@ -164,6 +189,10 @@ def signals(lang: str, dropout_passes: int) -> None:
     t2 = time.process_time()
     assert plain is not None and scores is not None
     by_id = {id(r): sc for r, sc in zip(live, scores, strict=True)}
+    backend.attention_layers = (backend.cfg.dec_layers - 1,)  # a variant: the last layer only
+    last = score_texts(backend, sents, 0)
+    assert last is not None
+    last_of = {id(r): sc for r, sc in zip(live, last, strict=True)}
     path = CACHE / f"en-{lang}.signals.jsonl"
     with path.open("w", encoding="utf-8") as f:
         meta = {**head, "score_cpu_s": t1 - t0, "dropout_cpu_s": t2 - t1}
@@ -180,6 +209,18 @@ def signals(lang: str, dropout_passes: int) -> None:
             )
             sig["dropout_mean"] = fmean(sc.dropout_means) if sc and sc.dropout_means else None
             sig["nbest_agreement"] = nbest_agreement(r["fitted"], r["nbest"])
+            # variants measured, not in the pipeline: the most pieces of a source word, the
+            # coverage of the unconstrained output
+            sig["max_pieces"] = max(sc.word_pieces) if sc and sc.word_pieces else None
+            sig["mean_rarity"] = fmean(sc.word_logprobs) if sc and sc.word_logprobs else None
+            free_src = source_signals(free) if free else {}
+            sig["free_uncovered"] = free_src.get("uncovered")
+            sig["free_coverage_penalty"] = free_src.get("coverage_penalty")
+            last_sc = last_of.get(id(r), (None, None))[0]
+            last_src = source_signals(last_sc) if last_sc else {}
+            for k in ("uncovered", "coverage_penalty", "coverage_deviation", "attention_entropy"):
+                sig[f"last_{k}"] = last_src.get(k)
+            sig.update(length_variants(r["source"], r["fitted"], r["unconstrained"], sc))
             out = {
                 "set": r["set"],
                 "source": r["source"],
@@ -270,7 +311,7 @@ def fit(write: bool, features: Sequence[str] | None, flags: bool) -> None:
     from fitsub.quality import MODEL_FILE
 
     data = load_all()
-    run_fit(data, CACHE / "previous_model.json", features, MODEL_FILE if write else None)
+    run_fit(data, CACHE / "shipped_model.json", features, MODEL_FILE if write else None)
     if flags:
         flag_precision({lang: r for lang, (_, r) in data.items()})
     speed(data)

@@ -19,8 +19,10 @@ length, so it is given the source's own length instead (Lakew et al.'s length-ma
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 import torch
@@ -29,6 +31,12 @@ from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.lexicon import Lexicon
+from fitsub.nmt.attention import (
+    CrossAttentionRecorder,
+    source_attention,
+    source_positions,
+    word_rarity,
+)
 from fitsub.nmt.bounds import word_table
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint, load_lexicon
 from fitsub.nmt.config import ModelConfig
@@ -163,6 +171,8 @@ class NMTBackend:
             else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
         )
         self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
+        # the decoder layers whose cross-attention `score_outputs` averages (None: all)
+        self.attention_layers: tuple[int, ...] | None = None
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
@@ -272,10 +282,11 @@ class NMTBackend:
 
     # ---- forced decoding: the model's score of a given output (`fitsub.quality`) -------------
     def _forced(
-        self, rows: Sequence[tuple[list[int], int, list[int]]]
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        self, rows: Sequence[tuple[list[int], int, list[int]]], attention: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Teacher-forced (token log-probs, entropies, mask), each (B, T), for rows of (source
-        ids, length in the model's unit or -1, output ids ending with EOS)."""
+        ids, length in the model's unit or -1, output ids ending with EOS); and with
+        `attention`, the cross-attention (B, T, S) averaged over heads and layers, else None."""
         cfg = self.cfg
         S = max(len(r[0]) for r in rows)
         T = max(len(r[2]) for r in rows)
@@ -288,7 +299,9 @@ class NMTBackend:
             gold[b, : len(out)] = torch.tensor(out)
         units = torch.tensor([r[1] for r in rows], dtype=torch.long)
         length = None if bool((units < 0).all()) else units.to(self.device)
-        logits = self.model(src.to(self.device), tgt_in.to(self.device), length).float()
+        recorder = CrossAttentionRecorder(self.attention_layers)
+        with recorder.record(self.model) if attention else nullcontext(recorder):
+            logits = self.model(src.to(self.device), tgt_in.to(self.device), length).float()
         logp = torch.log_softmax(logits, dim=-1)  # (B, T, V)
         gold = gold.to(self.device)
         picked = logp.gather(2, gold[:, :, None])[:, :, 0]  # (B, T)
@@ -296,7 +309,8 @@ class NMTBackend:
         mask = torch.zeros_like(picked, dtype=torch.bool)
         for b, r in enumerate(rows):
             mask[b, : len(r[2])] = True
-        return picked.cpu(), entropy.cpu(), mask.cpu()
+        probs = recorder.probs
+        return picked.cpu(), entropy.cpu(), mask.cpu(), None if probs is None else probs.cpu()
 
     @torch.inference_mode()
     def score_outputs(
@@ -321,14 +335,24 @@ class NMTBackend:
         todo.sort(key=lambda r: len(r[1]) + len(r[3]))
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]
-            lp, ent, mask = self._forced([r[1:] for r in chunk])
+            lp, ent, mask, probs = self._forced([r[1:] for r in chunk], attention=True)
             for b, r in enumerate(chunk):
                 m = mask[b]
-                out[r[0]] = OutputScore(tuple(lp[b][m].tolist()), tuple(ent[b][m].tolist()))
+                keep = source_positions(self.tokenizer, r[1])
+                steps = int(m.sum())
+                attn = () if probs is None else source_attention(probs[b], steps, keep)
+                pieces, word_lp = word_rarity(self.tokenizer, r[1])
+                out[r[0]] = OutputScore(
+                    token_logprobs=tuple(lp[b][m].tolist()),
+                    entropies=tuple(ent[b][m].tolist()),
+                    attention=attn,
+                    word_pieces=pieces,
+                    word_logprobs=word_lp,
+                )
         if dropout_passes > 0:
             for r in todo:
                 means = self._dropout_means(r[1:], dropout_passes)
-                out[r[0]] = OutputScore(out[r[0]].token_logprobs, out[r[0]].entropies, means)
+                out[r[0]] = dataclasses.replace(out[r[0]], dropout_means=means)
         return out
 
     def _dropout_means(
@@ -339,7 +363,7 @@ class NMTBackend:
             torch.manual_seed(DROPOUT_SEED)
             self.model.train()
             try:
-                lp, _, mask = self._forced([row] * passes)
+                lp, _, mask, _ = self._forced([row] * passes)
             finally:
                 self.model.eval()
         means = (lp * mask).sum(1) / mask.sum(1).clamp(min=1)

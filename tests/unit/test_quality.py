@@ -176,10 +176,12 @@ def test_each_calibrated_language_has_its_own_threshold() -> None:
 
 def _confident(source_chars: int) -> dict[str, float | None]:
     """The signals of a correct line the model is sure of: its own unconstrained translation,
-    likely tokens, nothing copied, about the source's length."""
+    likely tokens, nothing copied, about the source's length and the unconstrained one's,
+    every source piece attended to."""
     return {"logprob": -0.15, "min_logprob": -0.9, "entropy": 0.9, "free_logprob": -0.15,
             "agreement": 1.0, "length_ratio": 0.05, "source_length": math.log(source_chars),
-            "copied": 0.0, "short": 1.0 if source_chars <= SHORT_CHARS else 0.0}  # fmt: skip
+            "copied": 0.0, "short": 1.0 if source_chars <= SHORT_CHARS else 0.0,
+            "free_length_ratio": 0.0, "coverage_penalty": -0.1}  # fmt: skip
 
 
 @pytest.mark.parametrize("lang", ["it", "de", "fr", "es"])
