@@ -43,6 +43,7 @@ from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.train.batches import BatchMaker, make_batches
 from fitsub.train.corpus import Corpus, Encoded, encode_corpus, filter_pairs, load_data_dir
 from fitsub.train.optim import inverse_sqrt_lr, make_optimizer, stream_seed
+from fitsub.units import char_length
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_ROOT = Path(os.environ.get("DATA_ROOT", ROOT.parent / "shared" / "data"))
@@ -133,12 +134,51 @@ def translate(
     return out
 
 
+@torch.no_grad()
+def dev_nll(model: Transformer, rows: list[list[int]], refs: list[str], tok: Tokenizer) -> float:
+    """Teacher-forced NLL per target piece (EOS included) of the references, no length signal:
+    comparable across the arms, which share the target vocabulary."""
+    model.eval()
+    total, count = 0.0, 0
+    for start in range(0, len(rows), 50):
+        src = padded([list(r) for r in rows[start : start + 50]])
+        tgt = [tok.encode(r) for r in refs[start : start + 50]]
+        tgt_in = padded([[tok.bos_id, *t] for t in tgt])
+        tgt_out = padded([[*t, tok.eos_id] for t in tgt])
+        memory, pad = model.encode(src)
+        h = model.decode_hidden(tgt_in, memory, pad, torch.full((len(tgt),), -1))
+        total += float(
+            projected_nll(hidden=h, weight=model.output_weight, target=tgt_out, pad=0, eps=0.0)
+        )
+        count += int(tgt_out.ne(0).sum())
+    model.train()
+    return total / count
+
+
+def padded(rows: list[list[int]]) -> torch.Tensor:
+    out = torch.zeros(len(rows), max(map(len, rows)), dtype=torch.long)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r)
+    return out
+
+
 def evaluate(
-    model: Transformer, dev: dict[str, Any], tok: Tokenizer, at_length: bool
+    model: Transformer,
+    dev: dict[str, Any],
+    tok: Tokenizer,
+    final: bool,
+    bleu_lines: int,
+    at_ref: bool,
 ) -> dict[str, Any]:
+    """Dev NLL at every point; at the end BLEU, chrF and names (unconstrained and at the
+    reference length) on the first `bleu_lines` of each set."""
     rec: dict[str, Any] = {}
     for name, (srcs, refs, rows) in dev.items():
-        runs = {"": None, "@ref": [len(r) for r in refs]} if at_length else {"": None}
+        rec[f"nll:{name}"] = round(dev_nll(model, rows, refs, tok), 3)
+        if not final:
+            continue
+        srcs, refs, rows = srcs[:bleu_lines], refs[:bleu_lines], rows[:bleu_lines]
+        runs = {"": None, "@ref": [char_length(r) for r in refs]} if at_ref else {"": None}
         for tag, lengths in runs.items():
             hyps = translate(model, rows, tok, lengths)
             rec[f"bleu{tag}:{name}"] = round(sacrebleu.corpus_bleu(hyps, [refs]).score, 2)
@@ -155,6 +195,8 @@ def main() -> None:
     ap.add_argument("--budget-min", type=float, default=12.0)
     ap.add_argument("--eval-every-min", type=float, default=3.0)
     ap.add_argument("--dev-lines", type=int, default=200)
+    ap.add_argument("--bleu-lines", type=int, default=100)
+    ap.add_argument("--at-ref", action="store_true", help="also decode at the reference length")
     ap.add_argument("--max-tokens", type=int, default=4096)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=200)
@@ -270,7 +312,11 @@ def main() -> None:
                     "train_tok_s": round(tgt_seen / max(cpu - encode_cpu, 1e-9), 1),
                     "loss": round(loss_sum / max(loss_tok, 1), 3),
                 }
-                rec.update(evaluate(model, dev, tok, at_length=done))
+                rec.update(
+                    evaluate(
+                        model, dev, tok, final=done, bleu_lines=args.bleu_lines, at_ref=args.at_ref
+                    )
+                )
                 eval_cpu += time.process_time() - e0
                 rec["eval_cpu_s"] = round(time.process_time() - e0, 1)
                 print(json.dumps(rec), flush=True)
