@@ -134,11 +134,11 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 # `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
 # the pipeline, training and evaluation are handed a backend. Training and evaluation are
 # siblings; only the CLI and `fitsub.__main__` import the CLI.
-MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
+MODELS = ("nmt", "nat", "hf", "lengthpred", "convert", "bert2rnd")
 HIGHER = ("registry", "train", "eval", "pipeline", "review_page", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
-    "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
+    "nmt": ("nat", "hf", "lengthpred", "convert", "bert2rnd", *HIGHER),
     "nat": ("hf", "lengthpred", "convert", *HIGHER),
     "hf": ("nat", *HIGHER),
     "metrics": (*MODELS, *HIGHER),
