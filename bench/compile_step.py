@@ -48,22 +48,11 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from fitsub.nmt.checkpoint import load_checkpoint
+from fitsub.nmt.layers import merge_heads, split_heads
 from fitsub.nmt.model import Transformer
 
 ROOT = Path(__file__).resolve().parent.parent
 Step = Callable[..., Tensor]
-
-
-def heads(x: Tensor, n: int) -> Tensor:
-    """(N, T, C) -> (N, H, T, C/H)."""
-    N, T, C = x.shape
-    return x.view(N, T, n, C // n).transpose(1, 2)
-
-
-def merge(y: Tensor) -> Tensor:
-    """(N, H, T, hd) -> (N, T, C)."""
-    N, H, T, hd = y.shape
-    return y.transpose(1, 2).reshape(N, T, H * hd)
 
 
 def static_step(model: Transformer) -> Step:
@@ -85,15 +74,15 @@ def static_step(model: Transformer) -> Step:
         for i, layer in enumerate(model.dec_layers):
             sa, ca = layer.self_attn, layer.cross_attn
             q, k, v = sa.qkv(layer.ln1(x)).split(x.size(-1), dim=2)
-            self_k[i].index_copy_(2, t, heads(k, H))
-            self_v[i].index_copy_(2, t, heads(v, H))
+            self_k[i].index_copy_(2, t, split_heads(k, H))
+            self_v[i].index_copy_(2, t, split_heads(v, H))
             y = F.scaled_dot_product_attention(
-                heads(q, H), self_k[i], self_v[i], attn_mask=self_mask
+                split_heads(q, H), self_k[i], self_v[i], attn_mask=self_mask
             )
-            x = x + sa.proj(merge(y))
-            q = heads(ca.q(layer.ln2(x)), H)
+            x = x + sa.proj(merge_heads(y))
+            q = split_heads(ca.q(layer.ln2(x)), H)
             y = F.scaled_dot_product_attention(q, cross_k[i], cross_v[i], attn_mask=src_mask)
-            x = x + ca.proj(merge(y))
+            x = x + ca.proj(merge_heads(y))
             x = x + layer.ff(layer.ln3(x))
         logits = model.dec_norm(x)[:, -1] @ model.output_weight.t()
         return torch.log_softmax(logits, dim=-1)

@@ -77,13 +77,13 @@ def _attend(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, causal: bool, 
     return a @ v  # (B, H, T, hd)
 
 
-def _heads(x: Tensor, n_heads: int) -> Tensor:
+def split_heads(x: Tensor, n_heads: int) -> Tensor:
     """(B, T, C) -> (B, H, T, C/H)."""
     B, T, C = x.shape
     return x.view(B, T, n_heads, C // n_heads).transpose(1, 2)
 
 
-def _merge(y: Tensor) -> Tensor:
+def merge_heads(y: Tensor) -> Tensor:
     """(B, H, T, hd) -> (B, T, C)."""
     B, H, T, hd = y.shape
     return y.transpose(1, 2).reshape(B, T, H * hd)
@@ -109,14 +109,18 @@ class SelfAttention(nn.Module):
         """`mask` (B|1, 1, T|1, S) True = attend; `causal` without a cache prefix."""
         C = x.size(-1)
         q, k, v = self.qkv(x).split(C, dim=2)  # (B, T, C) each
-        q, k, v = _heads(q, self.n_heads), _heads(k, self.n_heads), _heads(v, self.n_heads)
+        q, k, v = (
+            split_heads(q, self.n_heads),
+            split_heads(k, self.n_heads),
+            split_heads(v, self.n_heads),
+        )
         if cache is not None:
             k, v = cache.append(layer, k, v)  # (B, H, t0+T, hd) views of the cache's buffers
         if self.training and self.dropout > 0:
             y = _attend(q=q, k=k, v=v, mask=mask, causal=causal, p=self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
-        result: Tensor = self.proj(_merge(y))  # (B, T, C)
+        result: Tensor = self.proj(merge_heads(y))  # (B, T, C)
         return result
 
 
@@ -134,12 +138,12 @@ class CrossAttention(nn.Module):
         self, x: Tensor, memory: Tensor, mask: Tensor, cache: KVCache | None = None, layer: int = 0
     ) -> Tensor:
         """`mask` (B, 1, 1, S) True where the source is not padding."""
-        q = _heads(self.q(x), self.n_heads)  # (B, H, T, hd)
+        q = split_heads(self.q(x), self.n_heads)  # (B, H, T, hd)
         if cache is not None and cache.cross_k[layer] is not None:
             k, v = cache.cross_k[layer], cache.cross_v[layer]
         else:
             k, v = self.kv(memory).split(memory.size(-1), dim=2)  # (B, S, C) each
-            k, v = _heads(k, self.n_heads), _heads(v, self.n_heads)  # (B, H, S, hd)
+            k, v = split_heads(k, self.n_heads), split_heads(v, self.n_heads)  # (B, H, S, hd)
             if cache is not None:
                 cache.cross_k[layer], cache.cross_v[layer] = k, v
         assert k is not None and v is not None
@@ -147,7 +151,7 @@ class CrossAttention(nn.Module):
             y = _attend(q=q, k=k, v=v, mask=mask, causal=False, p=self.dropout)
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        result: Tensor = self.proj(_merge(y))  # (B, T, C)
+        result: Tensor = self.proj(merge_heads(y))  # (B, T, C)
         return result
 
 
