@@ -11,7 +11,9 @@ size, sum-of-log-probability scores (`length_penalty=0`), no `<unk>` and sources
 
 Steps: (1) greedy outputs of both on `--check` sentences must agree on >= 95 %; (2) for threads
 1 and 2, greedy and beam 5, batch 1 / 16 / 64, runs alternate fitsub, CTranslate2, fitsub, ...
-(`--pairs` pairs) in two long-lived worker processes; the table gives the median of each
+(`--pairs` pairs) in two long-lived worker processes (`--threads 0`: fitsub's own choice,
+`fitsub.threads`, the cores free at start and between batches, with its short spin, against
+CTranslate2 on every core); the table gives the median of each
 engine's runs, target tokens/s, the worker's peak RSS so far (configurations run in order of
 batch, so a row's RSS is the peak up to it) and the ratio fitsub / CTranslate2 of sentences/s;
 (3) with `--constrained`, fitsub's beam 5 with a hard budget (1.0x the source) against
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -146,12 +149,17 @@ def worker(engine: str, model_dir: Path, ct2_dir: Path, threads: int, int8: bool
     sys.path.insert(0, str(ROOT))
     texts = json.loads(sys.stdin.readline())
     if engine == "fitsub":
+        if threads == 0:  # fitsub's own choice, as `fitsub translate` makes it (fitsub.threads)
+            from fitsub.threads import prepare_cpu
+
+            prepare_cpu(["translate"])
         import torch
 
         from fitsub.backend import Request
         from fitsub.nmt.backend import NMTBackend
 
-        torch.set_num_threads(threads)
+        if threads:
+            torch.set_num_threads(threads)
         kw: dict[str, Any] = {"int8": int8}
         backend = NMTBackend(model_dir, device="cpu", **kw)
         sp = backend.tokenizer.sp
@@ -160,7 +168,7 @@ def worker(engine: str, model_dir: Path, ct2_dir: Path, threads: int, int8: bool
 
         translator = ctranslate2.Translator(
             str(ct2_dir), device="cpu", compute_type="int8" if int8 else "float32",
-            intra_threads=threads, inter_threads=1,
+            intra_threads=threads or (os.cpu_count() or 1), inter_threads=1,
         )  # fmt: skip
         import sentencepiece  # not fitsub's Tokenizer: it would import torch into this process
 
