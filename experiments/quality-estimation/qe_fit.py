@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from qe_target import VARIANTS
 
 from fitsub.quality import FEATURES
+from fitsub.quality_target import TARGET_SIGNALS
 
 WRONG_CHRF = 30.0  # sentence chrF under this against the reference: wrong
 WRONG_CHRF_SHORT = 30.0  # the same for short sources (reading: 30-45 agree alike, none well)
@@ -32,7 +34,8 @@ L2 = 1.0  # ridge penalty of the logistic regression (standardised signals)
 # the signals of `fitsub.quality.FEATURES` but Monte-Carlo dropout (weak, and 79 % more time)
 SOURCE = ("source_pieces", "source_rarest", "uncovered", "coverage_penalty", "coverage_deviation",
           "attention_entropy")  # fmt: skip
-BASE = tuple(f for f in FEATURES if f not in ("dropout_std", "short", "free_length_ratio", *SOURCE))
+BASE = tuple(f for f in FEATURES
+             if f not in ("dropout_std", "short", "free_length_ratio", *SOURCE, *TARGET_SIGNALS))  # fmt: skip
 # the model shipped before the source signals (issue 28's second calibration)
 OLD_SIGNALS = (*BASE, "short", "logprob*short", "entropy*short")
 # chosen on dev (qe_select.py): the greedy selection's steps that raise the mean recall; the
@@ -42,12 +45,16 @@ ALONE = (*BASE, "free_length_ratio", *SOURCE, "max_pieces", "mean_rarity", "free
          "last_uncovered", "last_coverage_penalty", "last_coverage_deviation",
          "last_attention_entropy", "signed_ratio", "free_source_ratio",
          "attention_entropy_norm", "low_token_share",
-         "dropout_std", "dropout_mean", "nbest_agreement")  # fmt: skip
+         "dropout_std", "dropout_mean", "nbest_agreement",
+         *TARGET_SIGNALS, *VARIANTS)  # fmt: skip
 # the rest: low is wrong
 HIGH_IS_WRONG = {"entropy", "dropout_std", "length_ratio", "source_pieces", "max_pieces",
                  "uncovered", "free_uncovered", "coverage_deviation", "attention_entropy",
                  "last_uncovered", "last_coverage_deviation", "last_attention_entropy",
-                 "attention_entropy_norm", "low_token_share"}  # fmt: skip
+                 "attention_entropy_norm", "low_token_share", "rare_share", "rare_share_5",
+                 "rare_share_100", "output_pieces", "repeated", "repeated_any", "names_lost",
+                 "names_lost_exact", "numbers_lost", "question_lost", "mismatch",
+                 "unknown_share"}  # fmt: skip
 
 
 def is_short(row: dict[str, Any]) -> bool:
