@@ -308,7 +308,7 @@ def segment_signals(
         **score_signals(score),
         "free_logprob": free_lp,
         **text_signals(source, fitted, unconstrained),
-        **target_signals(source, fitted, score, lexicon, tgt_lang),
+        **target_signals(source, fitted, score=score, lexicon=lexicon, tgt_lang=tgt_lang),
     }
 
 
