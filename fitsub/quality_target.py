@@ -9,6 +9,9 @@ copied from the source (a name or a number kept as is says nothing about the tar
   lacks): a word the training text hardly ever used ("terrestri" for "dragon lands");
 * `lexicon_mean`: the mean log(1 + count) of the output's words;
 * `rare_share`: the share of the output's words seen under `RARE_COUNT` times;
+* `foreign_share`: the share of the output's words copied from the source that are neither
+  names (capitalised inside the source) nor common in the lexicon (under `FOREIGN_COUNT`): English
+  left in the line ("Luckily, qualcuno in Sony...", "il tumour", "la scheme");
 * `word_min_logprob`: the least likely output *word* under forced decoding, the sum of its
   pieces' log-probabilities (`OutputScore.output_words` groups the pieces into words);
 * `output_pieces`: tokenizer pieces per output word (a made-up word is split into many);
@@ -38,12 +41,14 @@ from fitsub.lexicon import Lexicon, words_of
 from fitsub.quality_flags import CONTENT_LETTERS, names_of, number_changes
 
 RARE_COUNT = 20  # an output word seen fewer times than this in the training text is rare
+FOREIGN_COUNT = 100  # a copied word seen fewer times than this in the target text: not its own
 NAME_STEM = 4  # a source name is kept when an output word starts with its first letters
 
 TARGET_SIGNALS = (
     "lexicon_min",
     "lexicon_mean",
     "rare_share",
+    "foreign_share",
     "word_min_logprob",
     "output_pieces",
     "repeated",
@@ -67,6 +72,15 @@ def lexicon_signals(source: str, output: str, lexicon: Lexicon | None) -> dict[s
         "lexicon_mean": fmean(logs),
         "rare_share": fmean(n < RARE_COUNT for n in counts),
     }
+
+
+def foreign_share(source: str, output: str, lexicon: Lexicon | None) -> float | None:
+    """The share of the output's words that are source words left in English (see above)."""
+    out = words_of(output)
+    if lexicon is None or not out:
+        return None
+    src = set(words_of(source)) - set(names_of(source))
+    return fmean(w in src and lexicon.counts.get(w, 0) < FOREIGN_COUNT for w in out)
 
 
 def word_scores(score: OutputScore | None) -> dict[str, float | None]:
@@ -139,6 +153,7 @@ def target_signals(
         return {**empty, **mismatch_signals(source, output, tgt_lang)}
     return {
         **lexicon_signals(source, output, lexicon),
+        "foreign_share": foreign_share(source, output, lexicon),
         **word_scores(score),
         "repeated": float(repeated_words(source, output)),
         **mismatch_signals(source, output, tgt_lang),

@@ -40,7 +40,10 @@ BASE = tuple(f for f in FEATURES
 OLD_SIGNALS = (*BASE, "short", "logprob*short", "entropy*short")
 # chosen on dev (qe_select.py): the greedy selection's steps that raise the mean recall; the
 # rarity signals and the other coverage variants add under a point (docs/results/quality.md)
-FIT_SIGNALS = (*OLD_SIGNALS, "free_length_ratio", "coverage_penalty")
+SOURCE_FIT = (*OLD_SIGNALS, "free_length_ratio", "coverage_penalty")
+# the target-side signals (issue 28, fourth calibration): the greedy step (output_pieces) and the
+# source-output mismatch, which raised the held-out recall at 35 % flagged in it, fr and es
+FIT_SIGNALS = (*SOURCE_FIT, "output_pieces", "mismatch")
 ALONE = (*BASE, "free_length_ratio", *SOURCE, "max_pieces", "mean_rarity", "free_uncovered", "free_coverage_penalty",
          "last_uncovered", "last_coverage_penalty", "last_coverage_deviation",
          "last_attention_entropy", "signed_ratio", "free_source_ratio",
@@ -54,7 +57,8 @@ HIGH_IS_WRONG = {"entropy", "dropout_std", "length_ratio", "source_pieces", "max
                  "attention_entropy_norm", "low_token_share", "rare_share", "rare_share_5",
                  "rare_share_100", "output_pieces", "repeated", "repeated_any", "names_lost",
                  "names_lost_exact", "numbers_lost", "question_lost", "mismatch",
-                 "unknown_share"}  # fmt: skip
+                 "unknown_share", "foreign_share", "foreign_share_20", "foreign_share_1000",
+                 "foreign_count"}  # fmt: skip
 
 
 def is_short(row: dict[str, Any]) -> bool:

@@ -1,6 +1,6 @@
 """Which new signals to add to the shipped ones (dev data only): each candidate added alone to
-the shipped set (`qe_fit.FIT_SIGNALS`; `--base old`: the set before the source signals,
-`qe_fit.OLD_SIGNALS`), then a greedy forward selection.
+the set shipped before the target signals (`qe_fit.SOURCE_FIT`; `--base old`: the set before
+the source signals, `qe_fit.OLD_SIGNALS`), then a greedy forward selection.
 
     python experiments/quality-estimation/qe_select.py [--greedy] [--only A B ...] [--base old]
 
@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_qe import load_all  # noqa: E402
-from qe_fit import FIT_SIGNALS, OLD_SIGNALS, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
+from qe_fit import OLD_SIGNALS, SOURCE_FIT, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
 from qe_target import VARIANTS  # noqa: E402
 
 from fitsub.quality_target import TARGET_SIGNALS  # noqa: E402
@@ -91,7 +91,7 @@ def main() -> None:
     ap.add_argument("--base", choices=("shipped", "old"), default="shipped")
     args = ap.parse_args()
     candidates = tuple(args.only or CANDIDATES)
-    start = FIT_SIGNALS if args.base == "shipped" else OLD_SIGNALS
+    start = SOURCE_FIT if args.base == "shipped" else OLD_SIGNALS
     rows = {lang: r for lang, (_, r) in load_all().items()}
     base = evaluate(rows, start)
     print("recall % at own threshold / language held out; AUC pooled; mean recall\n")

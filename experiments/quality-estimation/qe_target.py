@@ -25,7 +25,8 @@ from statistics import fmean
 from typing import Any
 
 VARIANTS = ("rare_share_5", "rare_share_100", "lexicon_min_all", "unknown_share", "repeated_any",
-            "names_lost_exact", "predicted_ratio")  # fmt: skip
+            "names_lost_exact", "predicted_ratio", "foreign_share_20", "foreign_share_1000",
+            "foreign_count")  # fmt: skip
 
 
 def variants(source: str, fitted: str, lexicon: Any) -> dict[str, float | None]:
@@ -49,7 +50,23 @@ def variants(source: str, fitted: str, lexicon: Any) -> dict[str, float | None]:
             max(0, sum(n - 1 for n in reps.values()) - sum(n - 1 for n in src_reps.values()))
         ),
         "names_lost_exact": float(sum(1 for n in names_of(source) if n not in set(out))),
+        **foreign_variants(source, out, lexicon),
     }
+
+
+def foreign_variants(source: str, out: list[str], lexicon: Any) -> dict[str, float | None]:
+    """`foreign_share` at other lexicon counts (20, 1000) and as a count of words."""
+    from fitsub.lexicon import words_of
+    from fitsub.quality_flags import names_of
+
+    src = set(words_of(source)) - set(names_of(source))
+    res: dict[str, float | None] = {}
+    for cut in (20, 1000):
+        res[f"foreign_share_{cut}"] = (
+            fmean(w in src and lexicon.counts.get(w, 0) < cut for w in out) if out else None
+        )
+    res["foreign_count"] = float(sum(w in src and lexicon.counts.get(w, 0) < 100 for w in out))
+    return res
 
 
 def predicted_lengths(model_dir: Path, sources: Sequence[str]) -> tuple[list[int], float]:
@@ -72,7 +89,13 @@ def predicted_ratio(fitted: str, predicted: int | None) -> float | None:
 
 def refresh(lang: str, rows: list[dict[str, Any]], lexicon: Any) -> None:
     """Recompute the text-only target signals of cached `rows` in place (today's code)."""
-    from fitsub.quality_target import lexicon_signals, mismatch_signals, repeated_words
+    from fitsub.lexicon import words_of
+    from fitsub.quality_target import (
+        foreign_share,
+        lexicon_signals,
+        mismatch_signals,
+        repeated_words,
+    )
 
     for r in rows:
         s, f = r["source"], r["fitted"]
@@ -80,6 +103,7 @@ def refresh(lang: str, rows: list[dict[str, Any]], lexicon: Any) -> None:
         sig.update(lexicon_signals(s, f, lexicon))
         sig.update(mismatch_signals(s, f, lang))
         sig["repeated"] = float(repeated_words(s, f))
+        sig["foreign_share"] = foreign_share(s, f, lexicon) if words_of(f) else None
         sig.update(variants(s, f, lexicon))
         sig["predicted_ratio"] = predicted_ratio(f, r.get("predicted"))
 
