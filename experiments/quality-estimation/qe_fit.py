@@ -222,8 +222,12 @@ def alone(rows: dict[str, list[dict[str, Any]]], model: dict[str, Any],
             bad = x if name in HIGH_IS_WRONG else -x
             bad = np.where(np.isnan(bad), np.nanmedian(bad), bad)
             share = float((quality_of(model, rs) < own[lang]).mean())
-            cut = np.quantile(bad, 1 - share) if share > 0 else np.inf
-            cells.append(" / ".join(prf(bad >= cut, wrong(rs)).split(" / ")[:2]))
+            # the worst `share` of the lines, ties broken at random (a count signal is 0 on
+            # most lines: a cut at its quantile would flag them all)
+            order = np.lexsort((np.random.default_rng(0).random(len(bad)), -bad))
+            flagged = np.zeros(len(bad), dtype=bool)
+            flagged[order[: round(share * len(bad))]] = True
+            cells.append(" / ".join(prf(flagged, wrong(rs)).split(" / ")[:2]))
             allx.append(bad)
             allw.append(wrong(rs))
             alls.append(np.array([is_short(r) for r in rs]))

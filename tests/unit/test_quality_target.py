@@ -17,10 +17,11 @@ from fitsub.lexicon import Lexicon
 from fitsub.nmt.attention import output_word_index
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality import QualityModel, estimate, segment_signals
+from fitsub.quality import QualityModel, estimate, load_model, segment_signals
 from fitsub.quality_target import (
     RARE_COUNT,
     TARGET_SIGNALS,
+    foreign_share,
     lexicon_signals,
     mismatch_signals,
     names_lost,
@@ -200,3 +201,27 @@ def test_every_target_signal_is_computed_for_a_line_with_words() -> None:
     assert all(sig[k] is not None for k in TARGET_SIGNALS)
     assert sig["lexicon_min"] == 0.0  # "dov" is no word of the lexicon
     assert sig["mismatch"] == 0.0 and sig["word_min_logprob"] == -2.0
+
+
+def test_the_shipped_model_counts_many_pieces_a_word_and_a_lost_name_against_a_line() -> None:
+    model = load_model()
+    assert {"output_pieces", "mismatch"} <= set(model.features)
+    assert model.score({"mismatch": 2.0}) < model.score({"mismatch": 0.0})
+    assert model.score({"output_pieces": 3.0}) < model.score({"output_pieces": 1.2})
+    # the same length and confidence: the line that lost both names scores lower
+    src = "I saw John in Paris yesterday."
+    kept = segment_signals(src, "Ho visto John a Parigi ieri.", None, None, tgt_lang="it")
+    lost = segment_signals(src, "Ho visto Gianni a Roma ieri.", None, None, tgt_lang="it")
+    assert kept["mismatch"] == 0.0 and lost["mismatch"] == 2.0
+    assert model.score(lost) < model.score(kept)
+
+
+def test_english_left_in_the_line_is_counted_but_not_names() -> None:
+    src = "Luckily, someone at Sony noticed the tumour."
+    assert foreign_share(src, "Per fortuna, qualcuno alla Sony ha notato il tumore.", ITALIAN) == 0
+    left = foreign_share(src, "Luckily, qualcuno alla Sony ha notato il tumour.", ITALIAN)
+    assert left == pytest.approx(2 / 8)  # "luckily" and "tumour"; "Sony" is a name
+    # a copied word common in the target language is not English left
+    common = Lexicon({**ITALIAN.counts, "tumour": 500})
+    assert foreign_share(src, "Qualcuno alla Sony ha notato il tumour.", common) == 0
+    assert foreign_share(src, "Il tumour.", None) is None
