@@ -32,8 +32,9 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   `coverage_penalty`, `coverage_deviation`, `attention_entropy`: how the output's
   cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
   read off the same forced pass (`source_signals`, `fitsub.nmt.attention`);
-* the target-side signals of `fitsub.quality_target`: how common the output's words are in the
-  model's lexicon, its least likely word, names, numbers or a question lost from the source.
+* the target-side signals of `fitsub.quality_target`: tokenizer pieces per output word, names,
+  numbers or a question lost from the source (`output_pieces`, `mismatch`: in the shipped
+  model), how common the output's words are in the model's lexicon, its least likely word.
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
