@@ -10,6 +10,8 @@ Variants (each measured alone in `fit`, and as candidates in `qe_select.py`):
 * `unknown_share`: words in neither the lexicon nor the source (the search keeps these near 0);
 * `repeated_any`: repeated words of any length (`repeated` counts content words);
 * `names_lost_exact`: source names absent as whole words (no stem match);
+* `foreign_share_20`, `foreign_share_1000`, `foreign_count`: `foreign_share` at other lexicon
+  counts, and as a count of words;
 * `predicted_ratio`: log((fitted + 10) / (predicted + 10) characters), the predicted length of
   the shipped length predictor (`models/en-XX/length-predictor`), signed.
 """
