@@ -1,5 +1,7 @@
-"""The CPU cost of the coverage signal: forced decoding with and without recording the
-cross-attention (`fitsub.nmt.attention.CrossAttentionRecorder`), A B A B rounds.
+"""The CPU cost of the quality signals read off the forced pass: forced decoding with and
+without recording the cross-attention (`fitsub.nmt.attention.CrossAttentionRecorder`), A B A B
+rounds; then the target-side signals (`fitsub.quality_target`: grouping the output pieces into
+words, the lexicon, numbers and names), median of `--pairs` rounds.
 
 Scores the cached fitted outputs of `runs/qe/en-XX.decode.jsonl` (written by
 experiments/quality-estimation/calibrate_qe.py decode; dev lines) with the shipped model, in
@@ -17,8 +19,11 @@ from pathlib import Path
 
 import torch
 
+from fitsub.backend import OutputScore
+from fitsub.nmt.attention import output_word_index
 from fitsub.nmt.backend import NMTBackend
 from fitsub.quality import scoring_request
+from fitsub.quality_target import target_signals
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,6 +59,16 @@ def main() -> None:
         f"{plain:.2f} s CPU, with the attention recorded {hooked:.2f} s "
         f"(+{100 * (hooked - plain) / plain:.0f} %)"
     )
+    spent = []
+    for _ in range(args.pairs):
+        t0 = time.process_time()
+        for r in recs:
+            ids = [*backend.tokenizer.encode(r["fitted"]), backend.cfg.eos_id]
+            words = output_word_index(backend.tokenizer, ids)
+            score = OutputScore((-1.0,) * len(ids), (), output_words=words)
+            target_signals(r["source"], r["fitted"], score, backend.lexicon, args.lang)
+        spent.append(time.process_time() - t0)
+    print(f"target-side signals: {statistics.median(spent):.3f} s CPU")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,10 @@ class OutputScore:
     to 1; averaged over heads and layers); `word_pieces` and
     `word_logprobs`: for each source word, the pieces the model's tokenizer splits it into and
     its unigram log-probability (a rare word: many pieces, a low log-probability).
+
+    Target-side: `output_words`, for each output token (as `token_logprobs`), the index of the
+    output word it belongs to, -1 for a piece without a letter and the end of sentence
+    (`fitsub.quality_target` sums a word's pieces); empty when the backend does not give it.
     """
 
     token_logprobs: tuple[float, ...]
@@ -84,6 +88,7 @@ class OutputScore:
     attention: tuple[tuple[float, ...], ...] = ()
     word_pieces: tuple[int, ...] = ()
     word_logprobs: tuple[float, ...] = ()
+    output_words: tuple[int, ...] = ()
 
 
 @runtime_checkable

@@ -31,7 +31,10 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   pieces per source word; the rarest source word's unigram log-probability); `uncovered`,
   `coverage_penalty`, `coverage_deviation`, `attention_entropy`: how the output's
   cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
-  read off the same forced pass (`source_signals`, `fitsub.nmt.attention`).
+  read off the same forced pass (`source_signals`, `fitsub.nmt.attention`);
+* the target-side signals of `fitsub.quality_target`: tokenizer pieces per output word, names,
+  numbers or a question lost from the source (`output_pieces`, `mismatch`: in the shipped
+  model), how common the output's words are in the model's lexicon, its least likely word.
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
@@ -54,7 +57,9 @@ from typing import Any
 
 from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
 from fitsub.errors import InputError
+from fitsub.lexicon import Lexicon, lexicon_of
 from fitsub.quality_flags import LOW_QUALITY, Flag, copied_share
+from fitsub.quality_target import TARGET_SIGNALS, target_signals
 from fitsub.units import char_length
 
 MODEL_FILE = Path(__file__).with_name("quality_model.json")
@@ -84,6 +89,7 @@ FEATURES: tuple[str, ...] = (
     "short",
     "free_length_ratio",
     *SOURCE_SIGNALS,
+    *TARGET_SIGNALS,
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
 LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
@@ -293,13 +299,17 @@ def segment_signals(
     unconstrained: str | None,
     score: OutputScore | None,
     free_score: OutputScore | None = None,
+    lexicon: Lexicon | None = None,
+    tgt_lang: str | None = None,
 ) -> dict[str, float | None]:
-    """Every signal of `FEATURES` for one segment (`free_score`: the unconstrained output's)."""
+    """Every signal of `FEATURES` for one segment (`free_score`: the unconstrained output's;
+    `lexicon`: the model's target lexicon; `tgt_lang`: the target language, for numbers)."""
     free_lp = fmean(free_score.token_logprobs) if free_score and free_score.token_logprobs else None
     return {
         **score_signals(score),
         "free_logprob": free_lp,
         **text_signals(source, fitted, unconstrained),
+        **target_signals(source, fitted, score=score, lexicon=lexicon, tgt_lang=tgt_lang),
     }
 
 
@@ -337,10 +347,14 @@ def estimate(
     backend: TranslationBackend,
     sentences: Sequence[tuple[str, str, str | None]],
     model: QualityModel | None = None,
+    lang: str | None = None,
 ) -> list[float] | None:
-    """The quality of each (source, fitted, unconstrained) sentence; None when the backend cannot
-    score outputs (text signals alone would not be the calibrated score)."""
+    """The quality of each (source, fitted, unconstrained) sentence into target language
+    `lang`; None when the backend cannot score outputs (text signals alone would not be the
+    calibrated score). The backend's lexicon (`fitsub.lexicon.lexicon_of`), when it has one,
+    gives the lexicon signals."""
     model = model or load_model()
+    lexicon = lexicon_of(backend)
     live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]
     scores = score_texts(backend, [sentences[i] for i in live], model.dropout_passes)
     if scores is None:
@@ -348,7 +362,10 @@ def estimate(
     out = [0.0] * len(sentences)  # an empty output for a source with words is wrong
     for i, (sc, free) in zip(live, scores, strict=True):
         s, f, u = sentences[i]
-        signals = segment_signals(source=s, fitted=f, unconstrained=u, score=sc, free_score=free)
+        signals = segment_signals(
+            source=s, fitted=f, unconstrained=u, score=sc, free_score=free,
+            lexicon=lexicon, tgt_lang=lang,
+        )  # fmt: skip
         out[i] = model.score(signals)
     for i, (s, _, _) in enumerate(sentences):
         if not s.strip():

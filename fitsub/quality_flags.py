@@ -273,7 +273,7 @@ def content_words(text: str) -> list[str]:
 _OPENS = re.compile(r"[.!?:;…\"“”«»(\[—–-]\s*$")
 
 
-def _names(source: str) -> list[str]:
+def names_of(source: str) -> list[str]:
     """Capitalised words of the source that do not open a sentence, a quotation or a
     parenthesis (those are capitalised anyway), lower-cased."""
     out = []
@@ -292,7 +292,7 @@ def dropped_tokens(
     if not unconstrained:
         return []
     free_words, fitted_words = set(words(unconstrained)), set(words(fitted))
-    lost = [n for n in _names(source) if n in free_words and n not in fitted_words]
+    lost = [n for n in names_of(source) if n in free_words and n not in fitted_words]
     free_n, fitted_n = Counter(numbers(unconstrained, tgt_lang)), Counter(numbers(fitted, tgt_lang))
     src_n = Counter(numbers(source))
     lost += sorted(((free_n & src_n) - fitted_n).elements())

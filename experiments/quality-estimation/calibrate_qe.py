@@ -4,6 +4,7 @@
     python experiments/quality-estimation/calibrate_qe.py signals --lang it
     python experiments/quality-estimation/calibrate_qe.py fit     [--write] [--flags]
     python experiments/quality-estimation/calibrate_qe.py read    [--agree]
+    python experiments/quality-estimation/calibrate_qe.py misses  --lang it [--n 30]
 
 Steps, each cached under `runs/qe/` (git-ignored), so that the one shared CPU core decodes
 each dev line once:
@@ -172,8 +173,10 @@ def length_variants(source: str, fitted: str, free: str | None, sc: Any) -> dict
     }
 
 
-def signals(lang: str, dropout_passes: int) -> None:
+def signals(lang: str, dropout_passes: int, layer_variants: bool, lengthpred: bool) -> None:
     from statistics import fmean
+
+    from qe_target import predicted_lengths, variants
 
     from fitsub.nmt.backend import NMTBackend
     from fitsub.quality import score_texts, segment_signals, sentence_chrf, source_signals
@@ -189,16 +192,26 @@ def signals(lang: str, dropout_passes: int) -> None:
     t2 = time.process_time()
     assert plain is not None and scores is not None
     by_id = {id(r): sc for r, sc in zip(live, scores, strict=True)}
-    backend.attention_layers = (backend.cfg.dec_layers - 1,)  # a variant: the last layer only
-    last = score_texts(backend, sents, 0)
-    assert last is not None
-    last_of = {id(r): sc for r, sc in zip(live, last, strict=True)}
+    last_of: dict[int, Any] = {}
+    if layer_variants:  # the last layer only (measured in the second calibration)
+        backend.attention_layers = (backend.cfg.dec_layers - 1,)
+        last = score_texts(backend, sents, 0)
+        assert last is not None
+        last_of = {id(r): sc for r, sc in zip(live, last, strict=True)}
+    predicted: list[int | None] = [None] * len(rows)
+    pred_cpu = None
+    if lengthpred:
+        got, pred_cpu = predicted_lengths(
+            ROOT / "models" / f"en-{lang}", [r["source"] for r in rows]
+        )
+        predicted = list(got)
     path = CACHE / f"en-{lang}.signals.jsonl"
     with path.open("w", encoding="utf-8") as f:
         meta = {**head, "score_cpu_s": t1 - t0, "dropout_cpu_s": t2 - t1}
         meta["dropout_passes"] = dropout_passes
+        meta["lengthpred_cpu_s"] = pred_cpu
         f.write(json.dumps(meta) + "\n")
-        for r in rows:
+        for r, pred in zip(rows, predicted, strict=True):
             sc, free = by_id.get(id(r), (None, None))
             sig = segment_signals(
                 source=r["source"],
@@ -206,7 +219,11 @@ def signals(lang: str, dropout_passes: int) -> None:
                 unconstrained=r["unconstrained"],
                 score=sc,
                 free_score=free,
+                lexicon=backend.lexicon,
+                tgt_lang=lang,
             )
+            assert backend.lexicon is not None
+            sig.update(variants(r["source"], r["fitted"], backend.lexicon))
             sig["dropout_mean"] = fmean(sc.dropout_means) if sc and sc.dropout_means else None
             sig["nbest_agreement"] = nbest_agreement(r["fitted"], r["nbest"])
             # variants measured, not in the pipeline: the most pieces of a source word, the
@@ -225,6 +242,8 @@ def signals(lang: str, dropout_passes: int) -> None:
                 "set": r["set"],
                 "source": r["source"],
                 "fitted": r["fitted"],
+                "unconstrained": r["unconstrained"],
+                "predicted": pred,
                 "ref": r["ref"],
                 "chrf": sentence_chrf(r["fitted"], r["ref"]),
                 "chrf_free": sentence_chrf(r["unconstrained"] or "", r["ref"]),
@@ -238,6 +257,10 @@ def signals(lang: str, dropout_passes: int) -> None:
 def load_all() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
     """Each language's cached signals, each distinct source once (TED's "(Applause)" and
     "Thank you." would otherwise vote a dozen times)."""
+    from qe_target import refresh
+
+    from fitsub.lexicon import model_lexicon
+
     out = {}
     for lang in LANGS:
         path = CACHE / f"en-{lang}.signals.jsonl"
@@ -245,6 +268,7 @@ def load_all() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
             head, rows = read_jsonl(path)
             seen: set[str] = set()
             kept = [r for r in rows if not (r["source"] in seen or seen.add(r["source"]))]
+            refresh(lang, kept, model_lexicon(ROOT / "models" / f"en-{lang}"))
             out[lang] = (head, kept)
     return out
 
@@ -328,10 +352,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     g = sub.add_parser("signals")
     g.add_argument("--lang", required=True, choices=LANGS)
     g.add_argument("--dropout", type=int, default=0, help="Monte-Carlo dropout passes")
+    g.add_argument("--layers", action="store_true", help="also the last-layer coverage variant")
+    g.add_argument("--lengthpred", action="store_true", help="the length predictor's length")
     f = sub.add_parser("fit")
     f.add_argument("--write", action="store_true", help="store fitsub/quality_model.json")
     f.add_argument("--features", nargs="*", default=None)
     f.add_argument("--flags", action="store_true", help="each flag's precision, before / after")
+    m = sub.add_parser("misses", help="wrong lines the shipped model does not flag")
+    m.add_argument("--lang", required=True, choices=LANGS)
+    m.add_argument("--n", type=int, default=30)
     r = sub.add_parser("read", help="a sample of short lines to read, or (--agree) the agreement")
     r.add_argument("--n", type=int, default=60)
     r.add_argument("--agree", action="store_true", help="the label vs the marked sample")
@@ -339,7 +368,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.step == "decode":
         decode(args.lang, args.mustc, args.pud, args.short)
     elif args.step == "signals":
-        signals(args.lang, args.dropout)
+        signals(args.lang, args.dropout, args.layers, args.lengthpred)
+    elif args.step == "misses":
+        from qe_target import misses
+
+        misses(load_all()[args.lang][1], CACHE / "shipped_model.json", args.lang, args.n)
     elif args.step == "read":
         from qe_fit import reading_agreement, reading_sample
 

@@ -1,7 +1,8 @@
 """Which new signals to add to the shipped ones (dev data only): each candidate added alone to
-the model shipped before (`qe_fit.OLD_SIGNALS`), then a greedy forward selection.
+the set shipped before the target signals (`qe_fit.SOURCE_FIT`; `--base old`: the set before
+the source signals, `qe_fit.OLD_SIGNALS`), then a greedy forward selection.
 
-    python experiments/quality-estimation/qe_select.py [--greedy]
+    python experiments/quality-estimation/qe_select.py [--greedy] [--only A B ...] [--base old]
 
 For each feature set: per language, the recall of the wrong lines at the language's own
 threshold (the lowest reaching 75 % recall, capped at 35 % flagged) and with the coefficients
@@ -22,9 +23,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_qe import load_all  # noqa: E402
-from qe_fit import OLD_SIGNALS, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
+from qe_fit import OLD_SIGNALS, SOURCE_FIT, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
+from qe_target import VARIANTS  # noqa: E402
+
+from fitsub.quality_target import TARGET_SIGNALS  # noqa: E402
 
 CANDIDATES = (
+    *TARGET_SIGNALS,
+    *VARIANTS,
+    "lexicon_min*short",
+    "word_min_logprob*short",
+    "mismatch*short",
     "source_pieces",
     "source_rarest",
     "mean_rarity",
@@ -79,22 +88,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--greedy", action="store_true")
     ap.add_argument("--only", nargs="*", default=None, help="candidates (default: all)")
+    ap.add_argument("--base", choices=("shipped", "old"), default="shipped")
     args = ap.parse_args()
     candidates = tuple(args.only or CANDIDATES)
+    start = SOURCE_FIT if args.base == "shipped" else OLD_SIGNALS
     rows = {lang: r for lang, (_, r) in load_all().items()}
-    base = evaluate(rows, OLD_SIGNALS)
+    base = evaluate(rows, start)
     print("recall % at own threshold / language held out; AUC pooled; mean recall\n")
     print("| signals | " + " | ".join(rows) + " | AUC | mean |")
     print("|---|" + "---|" * (len(rows) + 2))
     print(line("shipped signals", base))
     if not args.greedy:
         for c in candidates:
-            print(line(f"+ {c}", evaluate(rows, (*OLD_SIGNALS, c))))
+            print(line(f"+ {c}", evaluate(rows, (*start, c))))
         return
     chosen: list[str] = []
     best = base
     while True:
-        trials = {c: evaluate(rows, (*OLD_SIGNALS, *chosen, c)) for c in candidates}
+        trials = {c: evaluate(rows, (*start, *chosen, c)) for c in candidates}
         c, ev = max(trials.items(), key=lambda kv: kv[1]["crit"])
         if c in chosen or ev["crit"] <= best["crit"] + 0.002:
             break

@@ -13,6 +13,8 @@
   unigram model the checkpoint ships (no extra file): the pieces each source word is split
   into (a word seen often in training is one piece, a rare one many) and the word's unigram
   log-probability, the sum of its pieces' scores (`word_rarity`).
+* **Output words**: which output word each piece of the forced output belongs to
+  (`output_word_index`), for the target-side signals of `fitsub.quality_target`.
 """
 
 from __future__ import annotations
@@ -118,6 +120,29 @@ def word_rarity(
     pieces = tuple(len(w) for w in kept)
     logprobs = tuple(float(sum(_piece_score(tokenizer, i) for i in w)) for w in kept)
     return pieces, logprobs
+
+
+def output_word_index(tokenizer: Tokenizer, ids: Sequence[int]) -> tuple[int, ...]:
+    """For each output piece of `ids`, the index of the word it belongs to (a word starts at a
+    piece beginning with `▁`, or after a piece without a letter), -1 for a piece without a
+    letter (punctuation, digits) and for special tokens (the end of sentence): the grouping
+    `fitsub.quality_target` sums a word's log-probability over."""
+    out: list[int] = []
+    word, open_word = -1, False
+    for i in ids:
+        i = int(i)
+        piece = (
+            "" if tokenizer.is_special(i) and i != tokenizer.unk_id else tokenizer.sp.id_to_piece(i)
+        )
+        if not (i == tokenizer.unk_id or _has_letter(piece)):
+            out.append(-1)
+            open_word = False
+            continue
+        if piece.startswith(SPACE_MARK) or not open_word:
+            word += 1
+            open_word = True
+        out.append(word)
+    return tuple(out)
 
 
 def source_positions(tokenizer: Tokenizer, ids: Sequence[int]) -> list[bool]:

@@ -33,6 +33,7 @@ from fitsub.errors import InputError, ModelMissingError
 from fitsub.lexicon import Lexicon
 from fitsub.nmt.attention import (
     CrossAttentionRecorder,
+    output_word_index,
     source_attention,
     source_positions,
     word_rarity,
@@ -348,6 +349,7 @@ class NMTBackend:
                     attention=attn,
                     word_pieces=pieces,
                     word_logprobs=word_lp,
+                    output_words=output_word_index(self.tokenizer, r[3]),
                 )
         if dropout_passes > 0:
             for r in todo:

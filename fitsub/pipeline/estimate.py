@@ -46,7 +46,7 @@ def with_quality(
                 None if any(f is None for f in free) else " ".join(f or "" for f in free),
             )
         )
-    scores = estimate(backend, sentences, model) if sentences else []
+    scores = estimate(backend, sentences, model, lang) if sentences else []
     if scores is None:
         return dataclasses.replace(result, warnings=[*result.warnings, NO_SCORING])
     for g, q in zip(groups, scores, strict=True):
