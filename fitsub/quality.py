@@ -37,9 +37,11 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   model), how common the output's words are in the model's lexicon, its least likely word.
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
-the calibration data's mean and deviation; "wrong" means sentence chrF under `wrong_chrf` against
-a reference. A missing signal (no unconstrained translation, a backend that cannot score) takes
-its calibration mean (z = 0). A segment whose score is under the threshold of its target
+the calibration data's mean and deviation; "wrong" (the calibration label, on dev data with
+references) means sentence chrF under `wrong_chrf` (`wrong_chrf_short` for short sources), or
+under 0.7 of the reference's characters, or with half its words copied from the source where
+the reference does not copy them (experiments/quality-estimation/qe_fit.py). A missing signal
+(no unconstrained translation, a backend that cannot score) takes its calibration mean (z = 0). A segment whose score is under the threshold of its target
 language (`thresholds`, else the shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no score at all (None), said once.
 """
 
