@@ -2,8 +2,8 @@
 
 Unsupervised signals of the model's own confidence (Fomicheva et al. 2020, "Unsupervised
 Quality Estimation for Neural Machine Translation", TACL 8) and of the output itself, combined
-by a logistic regression fitted on dev data with references (`experiments/quality-estimation/calibrate_qe.py`; the
-coefficients ship in `quality_model.json` beside this module, docs/quality.md explains them):
+by a logistic regression fitted on dev lines a reader marked (`experiments/quality-estimation/qe_marks.py`;
+the coefficients ship in `quality_model.json` beside this module, docs/quality.md explains them):
 
 * `logprob`: the length-normalised log-probability of the fitted output under the model,
   forced decoding given the source and the output's own length (Fomicheva et al.'s TP, eq. 1:
@@ -33,16 +33,17 @@ coefficients ship in `quality_model.json` beside this module, docs/quality.md ex
   cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
   read off the same forced pass (`source_signals`, `fitsub.nmt.attention`);
 * the target-side signals of `fitsub.quality_target`: tokenizer pieces per output word, names,
-  numbers or a question lost from the source (`output_pieces`, `mismatch`: in the shipped
-  model), how common the output's words are in the model's lexicon, its least likely word.
+  numbers or a question lost from the source (`output_pieces`, `mismatch`), how common the output's words are in the model's lexicon, its least likely word.
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
-the calibration data's mean and deviation; "wrong" (the calibration label, on dev data with
-references) means sentence chrF under `wrong_chrf` (`wrong_chrf_short` for short sources), or
-under 0.7 of the reference's characters, or with half its words copied from the source where
-the reference does not copy them (experiments/quality-estimation/qe_fit.py). A missing signal
-(no unconstrained translation, a backend that cannot score) takes its calibration mean (z = 0). A segment whose score is under the threshold of its target
-language (`thresholds`, else the shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no score at all (None), said once.
+the calibration data's mean and deviation; "wrong" (the calibration label) is a reader's mark
+on dev lines: the line must be retranslated (meaning wrong or lost, nonsense, left in English),
+not merely edited (experiments/quality-estimation/qe_marks.py; the earlier calibrations'
+sentence-chrF label agreed with that reading on fewer than half of the lines). A missing signal
+(no unconstrained translation, a backend that cannot score) takes its calibration mean (z = 0).
+A segment whose score is under the threshold of its target language (`thresholds`, else the
+shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no
+score at all (None), said once.
 """
 
 from __future__ import annotations
@@ -127,8 +128,6 @@ class QualityModel:
     intercept: float
     threshold: float  # flag `low-quality` under this score
     dropout_passes: int = 10
-    wrong_chrf: float = 30.0  # the label: chrF under this for sources over SHORT_CHARS ...
-    wrong_chrf_short: float = 30.0  # ... and under this one for short sources
     about: str = ""
     thresholds: tuple[tuple[str, float], ...] = ()  # per target language, calibrated there
     # each feature's range in the calibration data (1st to 99th percentile): a value outside is
@@ -181,8 +180,6 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
             intercept=float(data["intercept"]),
             threshold=float(data["threshold"]),
             dropout_passes=int(data.get("dropout_passes", 0)),
-            wrong_chrf=float(data.get("wrong_chrf", 30.0)),
-            wrong_chrf_short=float(data.get("wrong_chrf_short", data.get("wrong_chrf", 30.0))),
             about=str(data.get("about", "")),
             thresholds=tuple(
                 (str(k), float(v)) for k, v in dict(data.get("thresholds", {})).items()

@@ -117,14 +117,18 @@ def raw_matrix(rows: Sequence[dict[str, Any]], feats: Sequence[str]) -> Any:
     return np.array([[np.nan if v is None else v for v in row] for row in vals], dtype=float)
 
 
-def fit_model(rows: Sequence[dict[str, Any]], feats: Sequence[str]) -> dict[str, Any]:
+def fit_model(
+    rows: Sequence[dict[str, Any]], feats: Sequence[str], labels: Any = None
+) -> dict[str, Any]:
+    """The ridge logistic regression of `labels` (default: the chrF label, `wrong`) on `feats`."""
     raw = raw_matrix(rows, feats)
     mean = np.nanmean(raw, axis=0)
     scale = np.nanstd(raw, axis=0)
     scale[scale == 0] = 1.0
     low, high = np.nanpercentile(raw, 1, axis=0), np.nanpercentile(raw, 99, axis=0)
     x = (np.clip(np.where(np.isnan(raw), mean, raw), low, high) - mean) / scale
-    coef, intercept = logistic(x, wrong(rows).astype(float), L2)
+    y = wrong(rows) if labels is None else np.asarray(labels, dtype=bool)
+    coef, intercept = logistic(x, y.astype(float), L2)
     return {"features": list(feats), "mean": mean.tolist(), "scale": scale.tolist(),
             "coef": coef.tolist(), "intercept": intercept,
             "low": low.tolist(), "high": high.tolist()}  # fmt: skip

@@ -2,7 +2,7 @@
 
     python experiments/quality-estimation/sample_flags.py runs/qe/shipped_model.json
 
-Translates samples/talk.srt and samples/lecture.srt into it and de once (the shipped models,
+Translates samples/film.srt and samples/talk.srt into it, de, fr and es once (the shipped models,
 one thread, `translate_document` with the language's defaults), scores every cue with the old
 model (the argument) and the shipped one, prints the flagged counts and writes each cue
 (source, fitted, both scores and flags) to `runs/qe/samples.json`, for reading.
@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def main(old_path: Path) -> None:
     old, new = load_model(old_path), load_model()
     out = {}
-    for lang in ("it", "de"):
+    for lang in ("it", "de", "fr", "es"):
         backend = NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1)
         opts = TranslateOptions(lang=lang, limits=LANGUAGE_LIMITS[lang], quality=False)
-        for name in ("talk.srt", "lecture.srt"):
+        for name in ("film.srt", "talk.srt"):
             res = translate_document(read_document(ROOT / "samples" / name), backend, opts)
             by_old = with_quality(res, backend, old, lang).segments
             by_new = with_quality(res, backend, new, lang).segments

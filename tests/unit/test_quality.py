@@ -208,6 +208,14 @@ def test_a_short_line_the_model_is_unsure_of_is_flagged(lang: str) -> None:
     assert model.score(unsure) < model.threshold_for(lang)
 
 
+def test_hesitation_english_left_in_or_a_name_lost_lower_the_shipped_score() -> None:
+    # the reader-marked calibration: each of these made a line more likely to need retranslating
+    model = load_model()
+    base = _confident(30)
+    for worse in ({"entropy": 2.5}, {"foreign_share": 0.5}, {"mismatch": 2.0}):
+        assert model.score({**base, **worse}) < model.score(base) - 0.02, worse
+
+
 def test_the_short_signal_and_interactions() -> None:
     assert text_signals("Why?", "Perché?", "Perché?")["short"] == 1.0
     assert text_signals("x" * (SHORT_CHARS + 1), "y", None)["short"] == 0.0
