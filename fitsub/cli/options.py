@@ -81,6 +81,12 @@ def check_positive(setting: str, value: float | None) -> None:
         raise InputError(None, f"must be at most {MOST[setting]:g}, got {value:g}", setting=setting)
 
 
+def check_share(setting: str, value: float) -> None:
+    """An `InputError` about `setting` when `value` is not a number from 0 to 1."""
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise InputError(None, f"must be from 0 to 1, got {value}", setting=setting)
+
+
 def split_list(values: list[str] | None) -> list[str]:
     """Repeated options and comma-separated values: `--ratio 1.0,0.9 --ratio 0.8`."""
     return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]

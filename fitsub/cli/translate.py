@@ -29,6 +29,7 @@ from fitsub.cli.options import (
     Profile,
     Threads,
     check_device,
+    check_share,
     language_code,
 )
 from fitsub.cli.translate_batch import translate_batch
@@ -142,6 +143,12 @@ def translate_cmd(
         "ratio × source) or predicted (the shipped length predictor's, capped by the budget).",
     ),
     length_predictor: LengthPredictor = None,
+    quality_threshold: float | None = typer.Option(
+        None,
+        "--quality-threshold",
+        help="Flag low-quality under this score, 0-1 (default: the language's calibrated one; "
+        "higher flags more lines and finds more of the wrong ones: docs/quality.md).",
+    ),
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="Print nothing but errors.", metavar=""
     ),
@@ -149,7 +156,7 @@ def translate_cmd(
     """Translate subtitles or slides so that each segment fits its budget, and compare.
 
     Every fitted segment gets quality flags (cut-word, number-changed, untranslated,
-    dropped-content, over-budget, repeated-token); with --strict the exit status is 3 when any
+    dropped-content, over-budget, repeated-token, low-quality); with --strict the exit status is 3 when any
     segment carries one. The output is written either way. Several inputs, a folder or a glob
     pattern make a batch run: one model load, one line per file, exit 2 at the end when a file
     failed (the others are translated).
@@ -177,6 +184,9 @@ def translate_cmd(
         default_ratio=config.get("ratio"),
     )
     check_policy(length_policy, ("source", "predicted"))
+    if quality_threshold is not None:
+        check_share("quality_threshold", quality_threshold)
+        opts = dataclasses.replace(opts, quality_threshold=quality_threshold)
     if glossary_path is not None:
         opts = dataclasses.replace(opts, glossary=load_glossary(Path(glossary_path)))
     table_layout(table_format, True)  # a bad choice is an error before any work

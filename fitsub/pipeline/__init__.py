@@ -114,7 +114,8 @@ def translate_document(
     # assemble: the output document and each segment's result
     result = assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend), tagged)
     # quality estimation: a score per sentence, `low-quality` under the threshold
-    result = with_quality(result, backend, lang=opts.lang) if opts.quality else result
+    if opts.quality:
+        result = with_quality(result, backend, lang=opts.lang, threshold=opts.quality_threshold)
     if not opts.compare:  # the comparison hidden: the output, its flags and scores stay the same
         segments = [dataclasses.replace(r, unconstrained=None) for r in result.segments]
         result = dataclasses.replace(result, segments=segments)

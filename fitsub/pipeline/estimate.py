@@ -29,11 +29,12 @@ def with_quality(
     backend: TranslationBackend,
     model: QualityModel | None = None,
     lang: str | None = None,
+    threshold: float | None = None,
 ) -> TranslationResult:
-    """`result` with each translated segment's quality and `low-quality` flags (`lang`: the
-    target language, whose threshold applies)."""
+    """`result` with each translated segment's quality and `low-quality` flags under
+    `threshold` (None: the model's calibrated threshold for the target language `lang`)."""
     model = model or load_model()
-    threshold = model.threshold_for(lang)
+    threshold = model.threshold_for(lang) if threshold is None else threshold
     segs = list(result.segments)
     groups = list(_sentences(segs).values())
     sentences = []

@@ -32,6 +32,8 @@ class TranslateOptions:
     glossary: Glossary | None = None  # terms kept or translated as the glossary says
     length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
     quality: bool = True  # estimate each segment's quality (`fitsub.quality`)
+    # flag `low-quality` under this score (None: the calibrated threshold of the language)
+    quality_threshold: float | None = None
 
     @property
     def mode(self) -> str:

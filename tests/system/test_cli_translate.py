@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_helpers import TOY_SRT
 from factories import tiny_checkpoint
 
 from fitsub.cli import main
@@ -187,3 +188,26 @@ def test_threads_option_sets_torch_threads(tmp_path: Path, model_dir: Path) -> N
         assert run([*args, "-q", "--threads", "0"]) == 2  # one-line usage error, exit 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_quality_threshold_sets_which_cues_are_flagged_low_quality(
+    tmp_path: Path, model_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "in.srt"
+    src.write_text(TOY_SRT, encoding="utf-8")
+
+    def low_quality(threshold: str) -> list[bool]:
+        report = tmp_path / f"r{threshold}.json"
+        args = ["translate", str(src), "-o", str(tmp_path / "out.srt"), "--model", str(model_dir)]
+        assert run([*args, "--report", str(report), "-q", "--quality-threshold", threshold]) == 0
+        segs = json.loads(report.read_text())["segments"]
+        assert all(0.0 < s["quality"] < 1.0 for s in segs)
+        return ["low-quality" in {f["name"] for f in s["flags"]} for s in segs]
+
+    assert all(low_quality("1.0")) and not any(low_quality("0"))
+    # out of range: one line naming the option, exit 2, nothing written
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code = run(["translate", str(src), "--model", str(model_dir), "--quality-threshold", "1.5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "--quality-threshold" in err and len(err.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
