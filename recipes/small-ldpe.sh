@@ -19,7 +19,8 @@
 #           dev = dev/ud-pud, warm-up 200 to lr 7e-4, no early stopping
 #   third   the second stage's data and dev again, a lower peak: warm-up 300 to lr 2e-4, seed 3,
 #           three checkpoints kept (en-it, session 9: +0.5 BLEU on TED dev; en-de, session 10: +0.7;
-#           en-es, session 11, 800 updates: +0.5; docs/results/models.md)
+#           en-es, session 11, 800 updates: +0.5; docs/results/models.md); en-es's fourth
+#           stage (session 13) is the same recipe again, 900 updates
 #   PICK    best (the checkpoint with the best dev BLEU), avg (the element-wise mean of the last
 #           two kept checkpoints, `fitsub average`) or avg3 (of the last three)
 # The stages of each shipped model are those of its card (models/en-LANG/MODEL_CARD.md). The same
@@ -36,7 +37,7 @@ case "$L" in
   it) shipped="first:5322:best second:4800:best third:1500:avg3" ;;
   de) shipped="first:1111:best cont:1268:avg cont:2808:avg second:5279:avg third:1500:best" ;;
   fr) shipped="first:1995:best cont:5699:avg second:5152:avg" ;;
-  es) shipped="first:2375:best cont:1123:avg second:2805:avg third:800:avg3" ;;
+  es) shipped="first:2375:best cont:1123:avg second:2805:avg third:800:avg3 third:900:avg3" ;;
 esac
 STAGES=${STAGES:-$shipped}
 RUNS=${RUNS:-runs/recipe-en-$L}
