@@ -146,7 +146,10 @@ def marked() -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
             name, line, sha, mine = x.split("\t")
             r = by_key[(name, int(line))]
             if digest(r["fitted"]) != sha:
-                raise SystemExit(f"{path}: line {line} of {name} was read for another output")
+                raise SystemExit(
+                    f"{path}: line {line} of {name} was read for another output (decode with "
+                    "the model the marks were made on: docs/results/quality.md)"
+                )
             got.append(r)
             ys.append(mine == "1")
         rows[lang], marks[lang] = got, np.array(ys)
