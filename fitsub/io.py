@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gzip
+import io
 import os
 import stat
 import tempfile
+import zlib
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
@@ -265,6 +268,49 @@ def check_inside(path: Path, folder: Path, option: str) -> None:
 def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
     """Write text atomically (no newline translation: `text` is written as given)."""
     atomic_write_bytes(path, text.encode(encoding))
+
+
+def gzip_text(text: str) -> bytes:
+    """`text` as UTF-8 gzip with a fixed mtime and no file name: the same text, the same bytes
+    (the word lists shipped with a model: lexicon, word links)."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+        gz.write(text.encode("utf-8"))
+    return buf.getvalue()
+
+
+def read_gzip_text(path: Path, what: str) -> str:
+    """The text of a UTF-8 file, gzip or plain; InputError (one line) naming `what` when it
+    cannot be read, is not readable gzip or not UTF-8."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise InputError(path, f"cannot read {what}: {err.strerror or err}") from err
+    try:
+        return gzip.decompress(raw).decode("utf-8") if raw[:2] == b"\x1f\x8b" else raw.decode()
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
+        raise InputError(path, f"corrupt {what} (not readable gzip / UTF-8 text): {err}") from err
+
+
+def read_headed_text(
+    path: Path, what: str, first: str
+) -> tuple[dict[str, str], list[tuple[int, str]]]:
+    """(the `# key: value` header lines, the other non-empty lines with their line numbers) of a
+    gzip text file whose first line must be `first`; InputError (one line) otherwise."""
+    lines = read_gzip_text(path, what).split("\n")
+    if lines[0].strip() != first:
+        raise InputError(
+            path, f"not a fitsub {what} (first line {lines[0][:40]!r}, expected {first!r})"
+        )
+    meta: dict[str, str] = {}
+    body: list[tuple[int, str]] = []
+    for no, line in enumerate(lines[1:], start=2):
+        if line.startswith("#"):
+            key, _, value = line[1:].partition(":")
+            meta[key.strip()] = value.strip()
+        elif line:
+            body.append((no, line))
+    return meta, body
 
 
 def read_text_lines(path: Path) -> list[str]:

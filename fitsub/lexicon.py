@@ -27,11 +27,8 @@ counts the words of the model's training target text; `write_lexicon` keeps thos
 from __future__ import annotations
 
 import bisect
-import gzip
-import io
 import re
 import unicodedata
-import zlib
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +36,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_bytes
+from fitsub.io import atomic_write_bytes, gzip_text, read_headed_text
 
 LEXICON_FILE = "lexicon.txt.gz"
 FORMAT = "fitsub-lexicon"
@@ -141,11 +138,7 @@ def lexicon_bytes(
         f"# lines: {lines}",
         f"# words: {len(kept)}",
     ]
-    text = "\n".join(head + [f"{w}\t{n}" for w, n in kept]) + "\n"
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        gz.write(text.encode("utf-8"))
-    return buf.getvalue()
+    return gzip_text("\n".join(head + [f"{w}\t{n}" for w, n in kept]) + "\n")
 
 
 def write_lexicon(
@@ -166,29 +159,9 @@ def write_lexicon(
 def read_lexicon(path: Path) -> Lexicon:
     """Load a lexicon file; a missing, corrupt or foreign one is an InputError (one line)."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise InputError(path, f"cannot read lexicon: {err.strerror or err}") from err
-    try:
-        text = gzip.decompress(raw).decode("utf-8") if raw[:2] == b"\x1f\x8b" else raw.decode()
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
-        raise InputError(path, f"corrupt lexicon (not readable gzip / UTF-8 text): {err}") from err
-    lines = text.split("\n")
-    if lines[0].strip() != f"# {FORMAT} {VERSION}":
-        first = lines[0][:40]
-        raise InputError(
-            path, f"not a fitsub lexicon (first line {first!r}, expected '# {FORMAT} {VERSION}')"
-        )
-    meta: dict[str, str] = {}
+    meta, body = read_headed_text(path, "lexicon", f"# {FORMAT} {VERSION}")
     counts: dict[str, int] = {}
-    for no, line in enumerate(lines[1:], start=2):
-        if not line:
-            continue
-        if line.startswith("#"):
-            key, _, value = line[1:].partition(":")
-            meta[key.strip()] = value.strip()
-            continue
+    for no, line in body:
         word, tab, count = line.partition("\t")
         if not tab or not count.isdigit() or words_of(word) != [word]:
             raise InputError(

@@ -33,7 +33,9 @@ the coefficients ship in `quality_model.json` beside this module, docs/quality.m
   cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
   read off the same forced pass (`source_signals`, `fitsub.nmt.attention`);
 * the target-side signals of `fitsub.quality_target`: tokenizer pieces per output word, names,
-  numbers or a question lost from the source (`output_pieces`, `mismatch`), how common the output's words are in the model's lexicon, its least likely word.
+  numbers or a question lost from the source (`output_pieces`, `mismatch`), how common the output's words are in the model's lexicon, its least likely word;
+* `src_unlinked`: the source's content words with no counterpart in the output, by the model's
+  word links (`fitsub.wordlinks`: fluent output that lost part of its source).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" (the calibration label) is a reader's mark
@@ -64,6 +66,7 @@ from fitsub.lexicon import Lexicon, lexicon_of
 from fitsub.quality_flags import LOW_QUALITY, Flag, copied_share
 from fitsub.quality_target import TARGET_SIGNALS, target_signals
 from fitsub.units import char_length
+from fitsub.wordlinks import LINK_SIGNALS, WordLinks, link_signals, links_of
 
 MODEL_FILE = Path(__file__).with_name("quality_model.json")
 NO_SCORING = "quality: this model cannot score a translation (no forced decoding); no quality score"
@@ -93,9 +96,11 @@ FEATURES: tuple[str, ...] = (
     "free_length_ratio",
     *SOURCE_SIGNALS,
     *TARGET_SIGNALS,
+    *LINK_SIGNALS,
 )
 SHORT_CHARS = 40  # a source of at most this many characters is a short (subtitle-length) line
 LENGTH_SMOOTHING = 10  # characters added to both lengths of `length_ratio`
+NAMED_UNLINKED = 4  # source words without a counterpart the `low-quality` flag names
 UNCOVERED = 0.5  # a source piece whose coverage (summed attention) is under this: not covered
 
 
@@ -300,15 +305,18 @@ def segment_signals(
     free_score: OutputScore | None = None,
     lexicon: Lexicon | None = None,
     tgt_lang: str | None = None,
+    links: WordLinks | None = None,
 ) -> dict[str, float | None]:
     """Every signal of `FEATURES` for one segment (`free_score`: the unconstrained output's;
-    `lexicon`: the model's target lexicon; `tgt_lang`: the target language, for numbers)."""
+    `lexicon`: the model's target lexicon; `tgt_lang`: the target language, for numbers;
+    `links`: the model's word links, `fitsub.wordlinks`)."""
     free_lp = fmean(free_score.token_logprobs) if free_score and free_score.token_logprobs else None
     return {
         **score_signals(score),
         "free_logprob": free_lp,
         **text_signals(source, fitted, unconstrained),
         **target_signals(source, fitted, score=score, lexicon=lexicon, tgt_lang=tgt_lang),
+        **link_signals(source, fitted, links),
     }
 
 
@@ -337,9 +345,14 @@ def score_texts(
     return [(sc, by_index.get(i)) for i, sc in enumerate(fitted)]
 
 
-def low_quality_flag(quality: float, threshold: float) -> Flag:
-    """The flag of a segment scored under the threshold."""
-    return Flag(LOW_QUALITY, f"quality {quality:.2f} < {threshold:.2f}")
+def low_quality_flag(quality: float, threshold: float, unlinked: Sequence[str] = ()) -> Flag:
+    """The flag of a segment scored under the threshold, naming the source words the output
+    has no counterpart for (`fitsub.wordlinks`; the first `NAMED_UNLINKED`), where to look."""
+    detail = f"quality {quality:.2f} < {threshold:.2f}"
+    if unlinked:
+        more = ", ..." if len(unlinked) > NAMED_UNLINKED else ""
+        detail += f"; nothing for {', '.join(unlinked[:NAMED_UNLINKED])}{more}"
+    return Flag(LOW_QUALITY, detail)
 
 
 def estimate(
@@ -350,10 +363,10 @@ def estimate(
 ) -> list[float] | None:
     """The quality of each (source, fitted, unconstrained) sentence into target language
     `lang`; None when the backend cannot score outputs (text signals alone would not be the
-    calibrated score). The backend's lexicon (`fitsub.lexicon.lexicon_of`), when it has one,
-    gives the lexicon signals."""
+    calibrated score). The backend's lexicon (`fitsub.lexicon.lexicon_of`) and word links
+    (`fitsub.wordlinks.links_of`), when it has them, give the lexicon and link signals."""
     model = model or load_model()
-    lexicon = lexicon_of(backend)
+    lexicon, links = lexicon_of(backend), links_of(backend)
     live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]
     scores = score_texts(backend, [sentences[i] for i in live], model.dropout_passes)
     if scores is None:
@@ -363,7 +376,7 @@ def estimate(
         s, f, u = sentences[i]
         signals = segment_signals(
             source=s, fitted=f, unconstrained=u, score=sc, free_score=free,
-            lexicon=lexicon, tgt_lang=lang,
+            lexicon=lexicon, tgt_lang=lang, links=links,
         )  # fmt: skip
         out[i] = model.score(signals)
     for i, (s, _, _) in enumerate(sentences):

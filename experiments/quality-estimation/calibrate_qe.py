@@ -221,6 +221,7 @@ def signals(lang: str, dropout_passes: int, layer_variants: bool, lengthpred: bo
                 free_score=free,
                 lexicon=backend.lexicon,
                 tgt_lang=lang,
+                links=backend.links,
             )
             assert backend.lexicon is not None
             sig.update(variants(r["source"], r["fitted"], backend.lexicon))

@@ -22,6 +22,7 @@ from qe_target import VARIANTS
 
 from fitsub.quality import FEATURES
 from fitsub.quality_target import TARGET_SIGNALS
+from fitsub.wordlinks import LINK_SIGNALS
 
 WRONG_CHRF = 30.0  # sentence chrF under this against the reference: wrong
 WRONG_CHRF_SHORT = 30.0  # the same for short sources (reading: 30-45 agree alike, none well)
@@ -35,7 +36,8 @@ L2 = 1.0  # ridge penalty of the logistic regression (standardised signals)
 SOURCE = ("source_pieces", "source_rarest", "uncovered", "coverage_penalty", "coverage_deviation",
           "attention_entropy")  # fmt: skip
 BASE = tuple(f for f in FEATURES
-             if f not in ("dropout_std", "short", "free_length_ratio", *SOURCE, *TARGET_SIGNALS))  # fmt: skip
+             if f not in ("dropout_std", "short", "free_length_ratio", *SOURCE, *TARGET_SIGNALS,
+                          *LINK_SIGNALS))  # fmt: skip
 # the model shipped before the source signals (issue 28's second calibration)
 OLD_SIGNALS = (*BASE, "short", "logprob*short", "entropy*short")
 # chosen on dev (qe_select.py): the greedy selection's steps that raise the mean recall; the
@@ -51,7 +53,7 @@ ALONE = (*BASE, "free_length_ratio", *SOURCE, "max_pieces", "mean_rarity", "free
          "dropout_std", "dropout_mean", "nbest_agreement",
          *TARGET_SIGNALS, *VARIANTS)  # fmt: skip
 # the rest: low is wrong
-HIGH_IS_WRONG = {"entropy", "dropout_std", "length_ratio", "source_pieces", "max_pieces",
+HIGH_IS_WRONG = {"entropy", "src_unlinked", "dropout_std", "length_ratio", "source_pieces", "max_pieces",
                  "uncovered", "free_uncovered", "coverage_deviation", "attention_entropy",
                  "last_uncovered", "last_coverage_deviation", "last_attention_entropy",
                  "attention_entropy_norm", "low_token_share", "rare_share", "rare_share_5",

@@ -56,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.lexicon:lexicon_cmd",
         "Build MODEL's lexicon: the words of its training target text, with counts (gzip text).",
     ),
+    "links": (
+        "fitsub.cli.links:links_cmd",
+        "Build MODEL's word links: the target words that translate each English word (gzip text).",
+    ),
     "translate": (
         "fitsub.cli.translate:translate_cmd",
         "Translate subtitles or slides so that each segment fits its budget, and compare.",
@@ -87,7 +91,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # are skipped.
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Translate", ("translate", "budget", "profiles", "apply")),
-    ("Models", ("train", "train-length", "distill", "average", "export", "convert", "lexicon")),
+    (
+        "Models",
+        ("train", "train-length", "distill", "average", "export", "convert", "lexicon", "links"),
+    ),
     ("Evaluate", ("eval",)),
 )
 

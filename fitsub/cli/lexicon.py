@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from fitsub.errors import InputError
-
 
 def lexicon_cmd(
     model: Path = typer.Argument(..., help="The model directory (e.g. models/en-it)."),
@@ -34,20 +32,10 @@ def lexicon_cmd(
     Example: fitsub lexicon models/en-it --data ../shared/data/en-it/train --corpus tatoeba
     --corpus gettext-ui
     """
+    from fitsub.cli.models import training_target
     from fitsub.lexicon import LEXICON_FILE, build_lexicon
-    from fitsub.nmt.checkpoint import read_config
-    from fitsub.nmt.config import ModelConfig
 
-    meta = read_config(model)
-    try:
-        cfg = ModelConfig.from_dict(meta["model"])
-    except (TypeError, ValueError) as err:
-        raise InputError(model / "config.json", f"bad model config: {err}") from err
-    language = lang or cfg.targets[0]
-    if language not in cfg.targets:
-        raise InputError(model, f"the model writes {', '.join(cfg.targets)}, not {language}")
-    if not data.is_dir():
-        raise InputError(data, "no such folder", setting="data")
+    language = training_target(model, lang, data)
     names = [c.split(":")[0] for c in corpus]
     lex = build_lexicon(
         data=data,

@@ -94,3 +94,23 @@ def open_model(
     return registry.open_model(
         model, src_lang=src_lang, lang=lang, device=device, beam=beam, threads=threads
     )
+
+
+def training_target(model: Path, lang: str | None, data: Path) -> str:
+    """The target language a model-side word list is built for (`fitsub lexicon`, `fitsub
+    links`): `lang`, else the model's first; InputError when the model does not write it or
+    the training text folder `data` is missing."""
+    from fitsub.nmt.checkpoint import read_config
+    from fitsub.nmt.config import ModelConfig
+
+    meta = read_config(model)
+    try:
+        cfg = ModelConfig.from_dict(meta["model"])
+    except (TypeError, ValueError) as err:
+        raise InputError(model / "config.json", f"bad model config: {err}") from err
+    language = lang or cfg.targets[0]
+    if language not in cfg.targets:
+        raise InputError(model, f"the model writes {', '.join(cfg.targets)}, not {language}")
+    if not data.is_dir():
+        raise InputError(data, "no such folder", setting="data")
+    return language

@@ -1,7 +1,9 @@
 """Self-describing checkpoint directories: `config.json` + `model.safetensors` + `spm.model`.
 
 A shipped model also holds `lexicon.txt.gz` (`fitsub.lexicon`: the target words of its training
-text, which its search keeps to; `load_lexicon`), copied by `export_checkpoint`.
+text, which its search keeps to; `load_lexicon`) and `links.txt.gz` (`fitsub.wordlinks`: the
+target words that translate each English word, for the quality score), copied by
+`export_checkpoint`.
 
 Layout (see docs/development.md): `config.json` holds {"fitsub_version", "format", "model":
 ModelConfig.to_dict(), "train": {...}, "weights_dtype", "extra_tensors": [...]}; weights are
@@ -35,6 +37,7 @@ from fitsub.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.wordlinks import LINKS_FILE, read_links
 
 CONFIG, WEIGHTS, SPM = "config.json", "model.safetensors", "spm.model"
 FORMAT = "fitsub-checkpoint-1"
@@ -285,11 +288,13 @@ def export_checkpoint(
     out = save_checkpoint(
         dest, model, cfg, tokenizer, meta.get("train"), dtype=dtype, keep_existing=False, int8=int8
     )
-    for name in ("train_log.jsonl", LEXICON_FILE):
+    for name in ("train_log.jsonl", LEXICON_FILE, LINKS_FILE):
         f = Path(src) / name
         if f.is_file():
             if name == LEXICON_FILE:
                 read_lexicon(f)  # a corrupt lexicon is not shipped
+            if name == LINKS_FILE:
+                read_links(f)  # nor corrupt word links
             shutil.copy2(f, out / name)
     return out
 

@@ -2,7 +2,8 @@
 
 A sentence shared over several cues is scored once, as the model translated it (the cues'
 sources and fitted texts joined); every cue of it gets that score, and the flag `low-quality`
-when it is under the quality model's threshold. A backend that cannot score outputs leaves
+when it is under the quality model's threshold (naming the source words the translation has
+no counterpart for, by the model's word links, `fitsub.wordlinks`). A backend that cannot score outputs leaves
 every score None and says so once in the warnings.
 """
 
@@ -13,6 +14,7 @@ import dataclasses
 from fitsub.backend import TranslationBackend
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult
 from fitsub.quality import NO_SCORING, QualityModel, estimate, load_model, low_quality_flag
+from fitsub.wordlinks import links_of
 
 
 def _sentences(segments: list[SegmentResult]) -> dict[int, list[int]]:
@@ -50,10 +52,12 @@ def with_quality(
     scores = estimate(backend, sentences, model, lang) if sentences else []
     if scores is None:
         return dataclasses.replace(result, warnings=[*result.warnings, NO_SCORING])
-    for g, q in zip(groups, scores, strict=True):
+    links = links_of(backend)
+    for g, (source, fitted, _), q in zip(groups, sentences, scores, strict=True):
+        unlinked = links.unlinked(source, fitted) if links is not None and q < threshold else []
         for k in g:
             flags = segs[k].flags
             if q < threshold:
-                flags = (*flags, low_quality_flag(q, threshold))
+                flags = (*flags, low_quality_flag(q, threshold, unlinked))
             segs[k] = dataclasses.replace(segs[k], quality=q, flags=flags)
     return dataclasses.replace(result, segments=segs)

@@ -27,6 +27,7 @@ from fitsub.quality import (
     QualityModel,
     feature_value,
     load_model,
+    low_quality_flag,
     segment_signals,
     text_signals,
 )
@@ -160,11 +161,11 @@ def test_dropout_passes_spread_and_do_not_depend_on_the_batch(nmt: NMTBackend) -
     assert again == nmt.translate(reqs[:1])[0][0].text
 
 
-def test_each_calibrated_language_has_its_own_threshold() -> None:
+def test_the_shipped_threshold_is_one_half_and_a_model_may_set_one_per_language() -> None:
+    # shipped: flag a line more likely to need retranslating than not, in every language
     model = load_model()
-    assert {"it", "de", "fr", "es"} <= {lang for lang, _ in model.thresholds}
-    assert model.threshold_for("de-AT") == dict(model.thresholds)["de"]
-    assert model.threshold_for("pt") == model.threshold_for(None) == model.threshold
+    assert model.threshold == 0.5 and not model.thresholds
+    assert model.threshold_for("de-AT") == model.threshold_for("pt") == model.threshold_for(None)
     shared = QualityModel(("copied",), (0.5,), (0.25,), (4.0,), 0.0, 0.0, thresholds=(("it", 1.0),))
     doc = parse_document(SRT, "srt")
     res = translate_document(doc, ScoringToy(), _opts(quality=False))
@@ -210,10 +211,28 @@ def test_a_short_line_the_model_is_unsure_of_is_flagged(lang: str) -> None:
 
 def test_hesitation_english_left_in_or_a_name_lost_lower_the_shipped_score() -> None:
     # the reader-marked calibration: each of these made a line more likely to need retranslating
+    # (src_unlinked: three source words with no counterpart in the output, `fitsub.wordlinks`)
     model = load_model()
     base = _confident(30)
-    for worse in ({"entropy": 2.5}, {"foreign_share": 0.5}, {"mismatch": 2.0}):
+    worse_ones = (
+        {"entropy": 2.5},
+        {"foreign_share": 0.5},
+        {"mismatch": 2.0},
+        {"src_unlinked": 3.0},
+    )
+    for worse in worse_ones:
         assert model.score({**base, **worse}) < model.score(base) - 0.02, worse
+
+
+def test_the_low_quality_flag_names_the_source_words_without_a_counterpart() -> None:
+    assert low_quality_flag(0.31, 0.5).detail == "quality 0.31 < 0.50"
+    flag = low_quality_flag(0.2, 0.5, ["fifty", "thousand"])
+    assert (
+        flag.name == "low-quality"
+        and flag.detail == "quality 0.20 < 0.50; nothing for fifty, thousand"
+    )
+    many = low_quality_flag(0.1, 0.5, ["a", "b", "c", "d", "e"]).detail
+    assert many.endswith("nothing for a, b, c, d, ...")
 
 
 def test_the_short_signal_and_interactions() -> None:
