@@ -279,6 +279,14 @@ def read_links(path: Path) -> WordLinks:
     )
 
 
+def links_note(model_dir: Path) -> str:
+    """What to say once for a checkpoint without word links."""
+    return (
+        f"{model_dir}: no {LINKS_FILE} (a checkpoint from before word links): the quality score "
+        "goes without them and `low-quality` names no words; `fitsub links` builds them"
+    )
+
+
 def model_links(model_dir: Path, languages: tuple[str, ...] = ()) -> WordLinks | None:
     """The links shipped in a checkpoint directory (`links.txt.gz`), None without them; links
     of another target language than `languages` (the model's) are an InputError."""

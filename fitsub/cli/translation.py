@@ -55,7 +55,8 @@ class Run:
             beam=self.beam,
             threads=self.threads,
         )
-        note = getattr(backend, "lexicon_note", None)  # no lexicon: said once per run
-        if isinstance(note, str) and not self.quiet:
-            say(f"note: {note}")
+        for what in ("lexicon_note", "links_note"):  # no lexicon, no word links: said once
+            note = getattr(backend, what, None)
+            if isinstance(note, str) and not self.quiet:
+                say(f"note: {note}")
         return opts, backend

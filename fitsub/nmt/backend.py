@@ -46,7 +46,7 @@ from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import beam_search
 from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
-from fitsub.wordlinks import WordLinks, model_links
+from fitsub.wordlinks import WordLinks, links_note, model_links
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # which requests keep to the lexicon: fitted ones (a length asked or a budget); unconstrained
@@ -173,8 +173,10 @@ class NMTBackend:
             else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
         )
         self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
-        # the word links of the quality score (fitsub.wordlinks; None: the signal is missing)
+        # the word links of the quality score (fitsub.wordlinks; None: the signal is missing,
+        # and `links_note` says so once)
         self.links: WordLinks | None = model_links(model_dir, tuple(self.cfg.targets))
+        self.links_note = None if self.links is not None else links_note(model_dir)
         # the decoder layers whose cross-attention `score_outputs` averages (None: all)
         self.attention_layers: tuple[int, ...] | None = None
 

@@ -76,3 +76,16 @@ def test_corrupt_foreign_or_other_language_links_are_one_line_exit_2(
     assert code == 2 and report is None
     assert len(err.splitlines()) == 1 and LINKS_FILE in err
     assert not (tmp_path / "toy.it.srt").exists()
+
+
+def test_a_model_without_links_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tiny_checkpoint(tmp_path)
+    srt = tmp_path / "toy.srt"
+    srt.write_text(TOY_SRT, "utf-8")
+    assert run(["translate", str(srt), "--model", str(model), "--table-format", "tsv"]) == 0
+    assert capsys.readouterr().err.count(f"no {LINKS_FILE}") == 1
+    (model / LINKS_FILE).write_bytes(links_bytes({}, ["the"], language="it", source="test"))
+    assert run(["translate", str(srt), "--model", str(model), "--table-format", "tsv"]) == 0
+    assert LINKS_FILE not in capsys.readouterr().err
