@@ -28,7 +28,10 @@ heuristics tuned to miss little: a flag asks for a look, it does not prove an er
   translation kept); or fitted / unconstrained characters below `DROP_RATIO` while the budget
   left room (fitted below `ROOM_SHARE` of the budget) and at least `DROP_WORDS` more content
   words (`CONTENT_LETTERS` letters or more) in the unconstrained translation: "Danke." for
-  "Vielen Dank!" drops no meaning. The detail names what went missing.
+  "Vielen Dank!" drops no meaning. The detail names what went missing. With the model's word
+  links, also a source word the unconstrained translation has a counterpart for and the fitted
+  one has not ("no counterpart for shoes"; `fitsub.pipeline.assemble.flag_segments`,
+  `fitsub.wordlinks.lost_by_fitting`).
 * `over-budget`: the fitted text is longer than its budget (only a flagged fallback can be).
 * `repeated-token`: a word or a two-word phrase repeated back to back, or a digit group doubled
   inside a number ("201919"), where the source has no such repetition.

@@ -127,6 +127,13 @@ def links_of(backend: object) -> WordLinks | None:
     return backend.links if isinstance(backend, HasLinks) else None
 
 
+def lost_by_fitting(source: str, fitted: str, unconstrained: str, links: WordLinks) -> list[str]:
+    """The source words the unconstrained translation has a counterpart for and the fitted one
+    has not: what fitting the line into its budget removed (`dropped-content`)."""
+    kept = set(links.unlinked(source, unconstrained))
+    return [w for w in links.unlinked(source, fitted) if w not in kept]
+
+
 def link_signals(source: str, output: str, links: WordLinks | None) -> dict[str, float | None]:
     """`src_unlinked`: the number of source content words without a counterpart in `output`
     (None without links: the score then takes the calibration mean)."""

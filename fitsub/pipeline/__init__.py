@@ -62,6 +62,7 @@ from fitsub.pipeline.share import (
 )
 from fitsub.pipeline.summary import Summary, summarize_results
 from fitsub.pipeline.work import units_of
+from fitsub.wordlinks import links_of
 
 __all__ = [
     "GROUP_PATHS",
@@ -112,7 +113,9 @@ def translate_document(
     # inline tags: the tagged words translated alone, to find them in each cue's translation
     tagged = translate_tagged(later, planned, got)
     # assemble: the output document and each segment's result
-    result = assemble(doc, planned, got, opts, fitter.known, lexicon_of(backend), tagged)
+    result = assemble(
+        doc, planned, got, opts, fitter.known, lexicon_of(backend), tagged, links_of(backend)
+    )
     # quality estimation: a score per sentence, `low-quality` under the threshold
     if opts.quality:
         result = with_quality(result, backend, lang=opts.lang, threshold=opts.quality_threshold)

@@ -16,15 +16,16 @@ from fitsub.budget import Budget
 from fitsub.document import Document
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
-from fitsub.lexicon import Lexicon
+from fitsub.lexicon import Lexicon, words_of
 from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
-from fitsub.quality_flags import Flag, segment_flags, words
+from fitsub.quality_flags import DROPPED_CONTENT, FLAG_NAMES, Flag, segment_flags, words
 from fitsub.reflow import reflow
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
+from fitsub.wordlinks import WordLinks, lost_by_fitting
 
 
 @dataclass(frozen=True)
@@ -186,9 +187,11 @@ def assemble(
     known: Collection[str],
     lexicon: Lexicon | None = None,
     tagged: Mapping[str, Sequence[str]] | None = None,
+    links: WordLinks | None = None,
 ) -> TranslationResult:
     """The output document, each segment's result (flagged) and the warnings; `tagged`: the
-    words under inline tags translated alone (`fitsub.pipeline.inline`)."""
+    words under inline tags translated alone (`fitsub.pipeline.inline`); `links`: the model's
+    word links (`fitsub.wordlinks`), for `dropped-content`."""
     results: list[SegmentResult] = []
     new_texts: list[str] = []
     for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):
@@ -209,7 +212,7 @@ def assemble(
         new_texts.append(text)
         results.append(dataclasses.replace(_result(i, p, prot, got), markup_moved=moved))
     terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
-    flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang)
+    flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang, links=links)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got, results))
 
 
@@ -219,17 +222,21 @@ def flag_segments(
     lexicon: Lexicon | None = None,
     terms: Collection[str] = (),
     lang: str | None = None,
+    links: WordLinks | None = None,
 ) -> list[SegmentResult]:
     """Each translated segment with its quality flags (`fitsub.quality_flags.segment_flags`).
 
     The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
     word of the document's unconstrained translations. With the model's `lexicon`, a fitted
-    word outside it, the sentence's sources and the glossary `terms` is `unknown-word`.
+    word outside it, the sentence's sources and the glossary `terms` is `unknown-word`. With
+    the model's word `links`, a source word the sentence's unconstrained translation has a
+    counterpart for and its fitted one has not is `dropped-content` on the cue it is in.
     """
     sources: dict[int, list[str]] = {}
     for r in results:
         sources.setdefault(r.group, []).append(r.source)
     vocab = set(known)
+    lost_words = _lost_in_sentences(results, links) if links is not None else {}
     for r in results:
         if r.unconstrained is not None:
             vocab.update(words(r.unconstrained))
@@ -247,9 +254,40 @@ def flag_segments(
             known=vocab,
             tgt_lang=lang,
         )
+        lost = [w for w in lost_words.get(r.group, []) if w in words_of(r.source)]
+        if links is not None and r.group < 0 and r.unconstrained is not None:
+            lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)
+        if lost:
+            flags = _with_lost(flags, lost)
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)
             flags += [unknown] if unknown is not None else []
         out.append(dataclasses.replace(r, flags=tuple(flags)))
     return out
+
+
+def _lost_in_sentences(results: Sequence[SegmentResult], links: WordLinks) -> dict[int, list[str]]:
+    """Per sentence spread over cues (group >= 0): the source words its fitting removed
+    (`fitsub.wordlinks.lost_by_fitting` over the cues joined: a word may move to a neighbour)."""
+    groups: dict[int, list[SegmentResult]] = {}
+    for r in results:
+        if r.group >= 0 and r.budget is not None:
+            groups.setdefault(r.group, []).append(r)
+    out = {}
+    for g, rs in groups.items():
+        if all(r.unconstrained is not None for r in rs):
+            src, fit = " ".join(r.source for r in rs), " ".join(r.fitted for r in rs)
+            free = " ".join(r.unconstrained or "" for r in rs)
+            out[g] = lost_by_fitting(src, fit, free, links)
+    return out
+
+
+def _with_lost(flags: Sequence[Flag], lost: Sequence[str]) -> list[Flag]:
+    """`flags` with "no counterpart for ..." in `dropped-content` (added, or appended to the
+    detail of one already there), in `FLAG_NAMES` order."""
+    note = "no counterpart for " + ", ".join(lost)
+    old = next((f for f in flags if f.name == DROPPED_CONTENT), None)
+    new = Flag(DROPPED_CONTENT, note if old is None else f"{old.detail}; {note}")
+    out = [f for f in flags if f.name != DROPPED_CONTENT] + [new]
+    return sorted(out, key=lambda f: FLAG_NAMES.index(f.name))

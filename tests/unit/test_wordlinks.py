@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from fitsub.budget import Budget
 from fitsub.errors import InputError
+from fitsub.pipeline.assemble import SegmentResult, flag_segments
 from fitsub.wordlinks import (
     Measure,
     WordLinks,
@@ -111,3 +113,34 @@ def test_describe_names_the_file_and_the_pair() -> None:
         {"cat": frozenset({"gatto"})}, frozenset({"the"}), ("en", "it"), "s", Path("links.txt.gz")
     )
     assert links.describe() == "links.txt.gz (1 English words, en-it)"
+
+
+def _seg(i: int, source: str, fitted: str, free: str, group: int = -1) -> SegmentResult:
+    budget = Budget(len(source), len(source), None, None, len(source), "ratio", False)
+    return SegmentResult(i, str(i + 1), source, budget, fitted, free, group=group)
+
+
+def _dropped(seg: SegmentResult) -> str | None:
+    return next((f.detail for f in seg.flags if f.name == "dropped-content"), None)
+
+
+def test_dropped_content_names_what_fitting_removed(tmp_path: Path) -> None:
+    links = build_links(_toy(tmp_path), ["toy"], "it", tmp_path / "links.txt.gz", TOY)
+    segs = [
+        _seg(0, "The red cat sleeps.", "Il gatto dorme.", "Il gatto rosso dorme."),  # red lost
+        _seg(1, "The dog sleeps.", "Il cane dorme.", "Il cane dorme."),  # nothing lost
+        _seg(2, "The dog sleeps.", "Il cane.", "Il gatto."),  # never there: not the fitting's
+    ]
+    flagged = flag_segments(segs, links=links)
+    assert [_dropped(s) for s in flagged] == ["no counterpart for red", None, None]
+    assert flag_segments(segs)[0].flags == ()  # without links: as before
+    # a sentence over two cues: judged joined (a word may move to the other cue), flagged on
+    # the cue whose source holds the word
+    pair = [
+        _seg(0, "The red", "Il", "Il gatto", group=0),
+        _seg(1, "cat sleeps.", "gatto dorme.", "rosso dorme.", group=0),
+    ]
+    assert [_dropped(s) for s in flag_segments(pair, links=links)] == [
+        "no counterpart for red",
+        None,
+    ]
