@@ -294,6 +294,20 @@ def links_note(model_dir: Path) -> str:
     )
 
 
+def pair_links(model_dir: Path | None, shipped: Path, src: str, tgt: str) -> WordLinks | None:
+    """Links for a model that is not a fitsub checkpoint (a Hugging Face model): the file beside
+    it (`model_dir`, when local), else the shipped en-`tgt` model's (`shipped/en-TGT`): links are
+    a fact of the language pair's text, not of one model. None when neither exists or the
+    source language `src` is not English (links are English → target)."""
+    if src.strip().lower().replace("_", "-").split("-")[0] not in ("en", "eng"):
+        return None
+    for folder in ((model_dir,) if model_dir is not None else ()) + (shipped / f"en-{tgt}",):
+        links = model_links(folder, (tgt,))
+        if links is not None:
+            return links
+    return None
+
+
 def model_links(model_dir: Path, languages: tuple[str, ...] = ()) -> WordLinks | None:
     """The links shipped in a checkpoint directory (`links.txt.gz`), None without them; links
     of another target language than `languages` (the model's) are an InputError."""

@@ -40,12 +40,13 @@ from fitsub.hf.length_positions import PE_METHODS, attach
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.hf.scoring import forced
 from fitsub.lexicon import Lexicon
-from fitsub.nmt.backend import LEXICON_SCOPE, in_scope
+from fitsub.nmt.backend import LEXICON_SCOPE, default_models_dir, in_scope
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
+from fitsub.wordlinks import pair_links
 
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.backend`'s)
 DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
@@ -130,13 +131,14 @@ class HFBackend:
         # or a directory without one has none (said once: `lexicon_note`)
         self.lexicon: Lexicon | None = None
         self.lexicon_note: str | None = None
+        tgt = lang.strip().lower().replace("_", "-").split("-")[0]  # also for the word links
         if local or str(lexicon) not in ("auto", "off"):
-            self.lexicon, self.lexicon_note = load_lexicon(
-                Path(model), lexicon, (lang.strip().lower().replace("_", "-").split("-")[0],)
-            )
+            self.lexicon, self.lexicon_note = load_lexicon(Path(model), lexicon, (tgt,))
         elif str(lexicon) == "auto":
             self.lexicon_note = f"{model}: no lexicon: words are not checked against a lexicon"
         self.lexicon_scope: frozenset[str] = LEXICON_SCOPE  # as fitsub's own backend
+        # the word links of the quality score: beside the model, else the shipped pair's
+        self.links = pair_links(Path(model) if local else None, default_models_dir(), src_lang, tgt)
         self.lexicon_mask = (
             None
             if self.lexicon is None

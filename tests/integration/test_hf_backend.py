@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ from hypothesis import strategies as st  # noqa: E402
 from fitsub.backend import Request  # noqa: E402
 from fitsub.errors import InputError  # noqa: E402
 from fitsub.hf.backend import HFBackend  # noqa: E402
+from fitsub.nmt.backend import default_models_dir  # noqa: E402
 from fitsub.units import char_length  # noqa: E402
+from fitsub.wordlinks import LINKS_FILE, links_bytes, pair_links  # noqa: E402
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -200,3 +203,22 @@ def test_known_words_for_the_cut_word_flag(backends: dict[str, HFBackend]) -> No
         assert isinstance(backend, KnowsWords)
         known = backend.known_words()
         assert {"barca", "annoiato", "marinaio"} <= known and "<unk>" not in known
+
+
+def test_word_links_beside_the_model_else_the_shipped_pairs(
+    marian_dir: Path, tmp_path: Path
+) -> None:
+    # links are a fact of the language pair's text: a model without its own gets the shipped
+    # en-XX model's, for the quality score and the flags
+    plain = HFBackend(str(marian_dir), lang="it", device="cpu", beam=1)
+    assert (
+        plain.links is not None and plain.links.path == default_models_dir() / "en-it" / LINKS_FILE
+    )
+    own = tmp_path / "marian"
+    shutil.copytree(marian_dir, own)
+    (own / LINKS_FILE).write_bytes(
+        links_bytes({"dog": ["cane"]}, ["the"], language="it", source="t")
+    )
+    beside = HFBackend(str(own), lang="it", device="cpu", beam=1)
+    assert beside.links is not None and dict(beside.links.links) == {"dog": "cane"}
+    assert pair_links(own, default_models_dir(), "de", "it") is None  # links are English → XX
