@@ -7,7 +7,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from cli_helpers import run, translate_toy_srt
+from cli_helpers import assert_refused_in_one_line, run, translate_toy_srt
 from factories import tiny_checkpoint
 
 from fitsub.backend import Request
@@ -90,11 +90,7 @@ def test_a_corrupt_or_foreign_lexicon_is_one_line_exit_2(
 ) -> None:
     model = tiny_checkpoint(tmp_path)
     (model / LEXICON_FILE).write_bytes(data)
-    code, report = translate_toy_srt(tmp_path, model)
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and report is None
-    assert len(err.splitlines()) == 1 and LEXICON_FILE in err
-    assert not (tmp_path / "toy.it.srt").exists()
+    assert_refused_in_one_line(tmp_path, model, LEXICON_FILE, capsys)
 
 
 def test_a_lexicon_of_another_language_is_refused(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import TOY_SRT, run, translate_toy_srt
+from cli_helpers import TOY_SRT, assert_refused_in_one_line, run
 from factories import tiny_checkpoint
 
 from fitsub.nmt.backend import NMTBackend
@@ -71,11 +71,7 @@ def test_corrupt_foreign_or_other_language_links_are_one_line_exit_2(
 ) -> None:
     model = tiny_checkpoint(tmp_path)
     (model / LINKS_FILE).write_bytes(data)
-    code, report = translate_toy_srt(tmp_path, model)
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and report is None
-    assert len(err.splitlines()) == 1 and LINKS_FILE in err
-    assert not (tmp_path / "toy.it.srt").exists()
+    assert_refused_in_one_line(tmp_path, model, LINKS_FILE, capsys)
 
 
 def test_a_model_without_links_says_so_once(

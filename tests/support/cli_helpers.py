@@ -31,3 +31,13 @@ def translate_toy_srt(folder: Path, model: Path) -> tuple[int, dict[str, Any] | 
     srt.write_text(TOY_SRT, "utf-8")
     code = run(["translate", str(srt), "--model", str(model), "--report", str(report), "-q"])
     return code, json.loads(report.read_text()) if report.is_file() else None
+
+
+def assert_refused_in_one_line(folder: Path, model: Path, name: str, capsys: Any) -> None:
+    """`fitsub translate` of the toy SRT with `model`, whose file `name` is bad: exit 2, one
+    stderr line naming the file, no output and no report written (`capsys`: pytest's fixture)."""
+    code, report = translate_toy_srt(folder, model)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and report is None
+    assert len(err.splitlines()) == 1 and name in err, err
+    assert not (folder / "toy.it.srt").exists()
