@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # pip's -c does not reach build steps; PIP_CONSTRAINT does. Keeps torch at the CPU build here.
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 
-.PHONY: setup browser demo test lint typecheck pytest unit integration system bench clean
+.PHONY: setup browser demo test lint typecheck pytest min-versions unit integration system bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -50,7 +50,11 @@ pytest: setup
 unit integration system: setup
 	$(BIN)/pytest tests/$@
 
-test: browser lint typecheck pytest
+# The declared dependency floors, tested in a throwaway environment (constraints-min.txt).
+min-versions:
+	PYTHON=$(PYTHON) tools/min_versions.sh
+
+test: browser lint typecheck pytest min-versions
 
 bench: setup
 	$(BIN)/python bench/train_speed.py

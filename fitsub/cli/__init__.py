@@ -17,16 +17,29 @@ from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import typer
-from typer.core import TyperCommand, TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup
 
 from fitsub.cli.console import error_text, fail, flag_name, printable, progress_bar, say
 from fitsub.errors import FitsubError
 from fitsub.threads import prepare_cpu
 
-if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are its
-    from typer._click import Command, Context, HelpFormatter
+if TYPE_CHECKING:  # click's types, as typer's public objects carry them (typer >= 0.26 has
+    # its own copy of click, older typer uses click itself): for the annotations only
+    Command = Any
+    Context = Any
+    HelpFormatter = Any
 
-__all__ = ["COMMANDS", "app", "fail", "flag_name", "main", "printable", "progress_bar", "say"]
+__all__ = [
+    "COMMANDS",
+    "app",
+    "command_started",
+    "fail",
+    "flag_name",
+    "main",
+    "printable",
+    "progress_bar",
+    "say",
+]
 
 # name → ("module:function", the summary `fitsub --help` lists; the function's docstring's first
 # paragraph, which a test holds them to). `fitsub --help` lists them by `PANELS` below.
@@ -55,6 +68,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lexicon": (
         "fitsub.cli.lexicon:lexicon_cmd",
         "Build MODEL's lexicon: the words of its training target text, with counts (gzip text).",
+    ),
+    "prepare": (
+        "fitsub.cli.prepare:prepare_cmd",
+        "Prepare training data once: read, weight, deduplicate, filter, tokenize, encode.",
     ),
     "links": (
         "fitsub.cli.links:links_cmd",
@@ -93,7 +110,17 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Translate", ("translate", "budget", "profiles", "apply")),
     (
         "Models",
-        ("train", "train-length", "distill", "average", "export", "convert", "lexicon", "links"),
+        (
+            "prepare",
+            "train",
+            "train-length",
+            "distill",
+            "average",
+            "export",
+            "convert",
+            "lexicon",
+            "links",
+        ),
     ),
     ("Evaluate", ("eval",)),
 )
@@ -113,17 +140,28 @@ def listed_commands() -> list[str]:
     return [name for name in COMMANDS if name not in paneled] + paneled
 
 
-def _flag_type(self: TyperOption, ctx: Any) -> str | None:
-    """No ``<bool>`` beside a plain flag in ``--help`` (``--strict``, ``--help`` itself)."""
-    if self.is_flag and self.metavar is None:
-        return None
-    return _typer_type(self, ctx)
+def _no_flag_type(params: list[Any]) -> list[Any]:
+    """No ``<bool>`` beside a plain flag in ``--help`` (``--strict``, ``--help`` itself).
+
+    Typer's rich help shows an option's type unless the option has a metavar: a flag without
+    one gets the empty metavar, through click's public ``Parameter.metavar``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
 
 
-# Typer shows the type of every option in its rich help, ``<bool>`` for flags too, with no
-# setting to turn that off: the one place fitsub changes a library's behaviour.
-_typer_type = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+class _Command(TyperCommand):
+    """A command whose flags show no type in ``--help`` (`_no_flag_type`)."""
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        return _no_flag_type(super().get_params(ctx))
+
+
+def _click_exceptions() -> Any:
+    """The module of click's exceptions that this typer raises: typer >= 0.26 carries its own
+    copy of click, older typer uses click itself (found through typer's public BadParameter)."""
+    return sys.modules[typer.BadParameter.__module__]
 
 
 def command_function(name: str) -> Callable[..., Any]:
@@ -138,7 +176,7 @@ def _build(name: str) -> Command:
     function = command_function(name)
     epilog = getattr(importlib.import_module(function.__module__), "EPILOG", None)
     one = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    one.command(name, epilog=epilog)(function)
+    one.command(name, epilog=epilog, cls=_Command)(function)
     return typer.main.get_command(one)
 
 
@@ -180,6 +218,9 @@ class _Commands(TyperGroup):
 
     def list_commands(self, ctx: Context) -> list[str]:
         return listed_commands()
+
+    def get_params(self, ctx: Context) -> list[Any]:
+        return _no_flag_type(super().get_params(ctx))
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         if self._listing and cmd_name in COMMANDS:  # the summary alone: no import of its module
@@ -232,24 +273,47 @@ def _root(
 app: Command = typer.main.get_command(_typer_app)
 
 
+class _Never(Exception):
+    """An exception nothing raises (the stand-in for one this click does not have)."""
+
+
+def command_started() -> float:
+    """`time.monotonic()` when this command began: the process's start for the console entry
+    point (`fitsub`, `python -m fitsub`), the call's for `main(argv)` inside another program."""
+    return _started
+
+
+_started = 0.0
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
+    global _started
+    import time
+
+    from fitsub.train.finish import command_start
+
+    _started = command_start() if argv is None else time.monotonic()
     prepare_cpu(argv)  # threads and OpenMP's wait policy: before anything imports torch
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
-    from typer._click.exceptions import ClickException, NoArgsIsHelpError
-    from typer.exceptions import Abort
+    exceptions = _click_exceptions()
+    click_exception: type[Exception] = exceptions.ClickException
+    # click >= 8.2 raises NoArgsIsHelpError for a group called without arguments; older click
+    # prints the help itself and exits 0
+    no_args: type[Exception] = getattr(exceptions, "NoArgsIsHelpError", _Never)
+    abort: type[BaseException] = typer.Abort
 
     try:
         # not standalone: typer would turn Ctrl-C into a silent exit 130 and print usage errors
         # in a box; here each is one line
         code = app.main(args=argv, standalone_mode=False)
-    except NoArgsIsHelpError as err:
-        err.show()
-        raise SystemExit(err.exit_code) from None
-    except ClickException as err:  # a bad flag or value: one line, exit 2
-        say(f"fitsub: error: {printable(err.format_message())}")
-        raise SystemExit(err.exit_code) from None
-    except Abort:
+    except no_args as err:
+        err.show()  # type: ignore[attr-defined]
+        raise SystemExit(err.exit_code) from None  # type: ignore[attr-defined]
+    except click_exception as err:  # a bad flag or value: one line, exit 2
+        say(f"fitsub: error: {printable(err.format_message())}")  # type: ignore[attr-defined]
+        raise SystemExit(err.exit_code) from None  # type: ignore[attr-defined]
+    except abort:
         say("fitsub: aborted")
         raise SystemExit(1) from None
     except FitsubError as err:

@@ -71,6 +71,7 @@ def _check_out(out: Path, resume: bool, force: bool) -> None:
 
 
 def train_cmd(
+    ctx: typer.Context,
     out: Path = typer.Option(
         ..., "--out", "-o", help="Run directory: OUT/best, OUT/last, OUT/train_log.jsonl."
     ),
@@ -129,6 +130,14 @@ def train_cmd(
     vocab_size: int = typer.Option(
         _D.model.vocab_size, "--vocab-size", help="SentencePiece vocabulary size."
     ),
+    prepared: Path | None = typer.Option(
+        None,
+        "--prepared",
+        help="Train from a `fitsub prepare` directory (its data settings; no text is read).",
+    ),
+    export: Path | None = typer.Option(
+        None, "--export", help="At the end, write the averaged float16 model here (a new DIR)."
+    ),
     init_from: Path | None = typer.Option(
         None,
         "--init-from",
@@ -143,6 +152,11 @@ def train_cmd(
     ),
     lr: float = typer.Option(_D.lr, "--lr", help="Peak learning rate."),
     warmup: int = typer.Option(_D.warmup, "--warmup", min=0, help="Warm-up updates."),
+    lr_schedule: str = typer.Option(
+        _D.lr_schedule,
+        "--lr-schedule",
+        help="inverse-sqrt, or deadline: cosine decay to 10 % of --lr when --max-time ends.",
+    ),
     max_steps: int | None = typer.Option(
         None, "--max-steps", min=1, help="Stop after this many updates."
     ),
@@ -194,6 +208,12 @@ def train_cmd(
 ) -> None:
     """Train a length-controlled translation model on parallel text (runs under torchrun too)."""
     _check_out(out, resume, force)
+    if export is not None:
+        from fitsub.train.finish import check_export_dir
+
+        check_export_dir(export)
+        if arch != "ar":
+            raise InputError(export, "--export writes autoregressive models (--arch ar)")
     targets = [t.strip() for t in tgt.split(",") if t.strip()]
     if not targets:
         raise InputError(None, "no target language", setting="tgt")
@@ -235,7 +255,7 @@ def train_cmd(
             Console(stderr=True, quiet=quiet).print(Text(f"best checkpoint: {best}"))
             return
     d, heads, enc, dec, ff = model_shape(size, d_model, layers)
-    if resume and data is None and not train_prefix:
+    if resume and data is None and not train_prefix and prepared is None:
         cfg = _resumed(
             out=out,
             max_steps=max_steps,
@@ -273,6 +293,7 @@ def train_cmd(
             update_freq=update_freq,
             lr=lr,
             warmup=warmup,
+            lr_schedule=lr_schedule,
             max_steps=max_steps,
             max_epochs=max_epochs,
             max_time=None if max_time is None else parse_duration(max_time),
@@ -289,12 +310,44 @@ def train_cmd(
             device=device,
             resume=resume,
         )
+        if prepared is not None:
+            from fitsub.train.prepared import with_prepared
+
+            cfg = with_prepared(cfg, prepared, given=_given(ctx, _DATA_FLAGS))
+    cfg.export_dir = None if export is None else str(export)
+    from fitsub.cli import command_started
     from fitsub.train.loop import train
 
     console = Console(stderr=True, quiet=quiet)
     with TrainDisplay(console, cfg) as show:
-        best = train(cfg, show)
+        best = train(cfg, show, started=command_started() or None)
     console.print(Text(f"best checkpoint: {best}"))
+
+
+# train's flags that a prepared set fixes: flag parameter → the data setting it sets
+_DATA_FLAGS = {
+    "data": "data_dir",
+    "corpus": "corpora",
+    "train_prefix": "train_prefixes",
+    "dev": "dev_prefix",
+    "dev_size": "dev_size",
+    "src": "src_lang",
+    "tgt": "tgt",
+    "length_unit": "length_unit",
+    "vocab_size": "vocab_size",
+    "dedupe": "dedupe",
+}
+
+
+def _given(ctx: typer.Context, flags: dict[str, str]) -> dict[str, Any]:
+    """The data settings given on the command line (not left at their defaults)."""
+    out: dict[str, Any] = {}
+    for param, setting in flags.items():
+        source = ctx.get_parameter_source(param)
+        if source is not None and source.name == "COMMANDLINE":
+            value = ctx.params[param]
+            out[setting] = str(value) if isinstance(value, Path) else value
+    return out
 
 
 def model_shape(

@@ -70,7 +70,7 @@ class TrainDisplay:
                 self.task,
                 completed=ev.step,
                 loss=f"{ev.loss:.3f}",
-                tps=f"{ev.tokens_per_s:,.0f}",
+                tps=f"{ev.tokens_per_s:,.0f}" + ("" if ev.mfu is None else f" MFU {ev.mfu:.0%}"),
                 eta=eta,
             )
         elif isinstance(ev, EvalEvent):
@@ -79,6 +79,8 @@ class TrainDisplay:
             say(f"step {ev.step}: dev loss {ev.dev_loss:.3f}{bleu}{mark}")
         elif isinstance(ev, DoneEvent):
             say(f"stopped at step {ev.step} ({ev.reason or 'end'})")
+            if ev.exported:
+                say(f"exported {ev.exported}")
 
 
 def _clock(seconds: float) -> str:

@@ -9,7 +9,9 @@ Training speed (inference computes exactly what it did before these): dropout ma
 random bits per element, four per 64-bit draw (`dropout`), instead of one float draw each; while
 training with attention dropout, attention is computed by `_attend` (the same product, masking,
 softmax and dropout on the probabilities as SDPA's reference path), so that dropout uses the same
-fast masks.
+fast masks. Both are CPU measures: on CUDA, dropout is PyTorch's fused kernel and attention with
+dropout stays in SDPA's fused kernels (`dropout_p`), where a masked product built by hand would
+cost more than it saves.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def dropout(x: Tensor, p: float, training: bool) -> Tensor:
     is p rounded to a multiple of 2**-16; the identity when not training or p = 0."""
     if not training or p <= 0.0:
         return x
+    if x.device.type != "cpu":  # GPUs draw masks in the fused kernel, faster than by hand
+        return F.dropout(x, p, training=True)
     k = round(p * 2**16)
     if k >= 2**16:
         return torch.zeros_like(x)
@@ -116,10 +120,13 @@ class SelfAttention(nn.Module):
         )
         if cache is not None:
             k, v = cache.append(layer, k, v)  # (B, H, t0+T, hd) views of the cache's buffers
-        if self.training and self.dropout > 0:
+        if self.training and self.dropout > 0 and q.device.type == "cpu":
             y = _attend(q=q, k=k, v=v, mask=mask, causal=causal, p=self.dropout)
         else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=causal)
+            p = self.dropout if self.training else 0.0  # fused kernels drop out on the GPU
+            y = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, is_causal=causal, dropout_p=p
+            )
         result: Tensor = self.proj(merge_heads(y))  # (B, T, C)
         return result
 
@@ -147,10 +154,11 @@ class CrossAttention(nn.Module):
             if cache is not None:
                 cache.cross_k[layer], cache.cross_v[layer] = k, v
         assert k is not None and v is not None
-        if self.training and self.dropout > 0:
+        if self.training and self.dropout > 0 and q.device.type == "cpu":
             y = _attend(q=q, k=k, v=v, mask=mask, causal=False, p=self.dropout)
         else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            p = self.dropout if self.training else 0.0
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
         result: Tensor = self.proj(merge_heads(y))  # (B, T, C)
         return result
 

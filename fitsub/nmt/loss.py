@@ -24,6 +24,16 @@ import torch.nn.functional as F
 from torch import Tensor
 
 CHUNK_ROWS = 512  # rows of logits at once: 512 × 8000 fp32 = 16 MB (256-1024 measured alike)
+# On a GPU the loop over chunks costs kernel launches, not cache misses: rows enough for this
+# many logits at once (2**27 fp32 = 512 MB), a whole 32 k-token batch of a 16 k vocabulary in 4
+GPU_CHUNK_LOGITS = 2**27
+
+
+def chunk_rows(device: torch.device, vocab: int) -> int:
+    """Rows of logits `projected_nll` makes at once on `device` (CPU: `CHUNK_ROWS`)."""
+    if device.type == "cpu":
+        return CHUNK_ROWS
+    return max(CHUNK_ROWS, GPU_CHUNK_LOGITS // max(vocab, 1))
 
 
 def smoothed_nll(logits: Tensor, target: Tensor, pad: int, eps: float) -> Tensor:

@@ -66,10 +66,12 @@ class Tokenizer:
         seed: int = 1,
         max_sentences: int = 2_000_000,
         character_coverage: float = 0.9999,
+        threads: int = 1,
     ) -> Tokenizer:
         """Train a joint unigram model on `texts` (both languages' lines, any iterable).
 
-        Deterministic for the same input and seed; at most `max_sentences` lines are sampled.
+        Deterministic for the same input, seed and `threads` (SentencePiece's trainer threads);
+        at most `max_sentences` lines are sampled.
         `vocab_size` is a soft limit (smaller corpora give a smaller vocabulary).
         """
         specials = [*LENGTH_TOKENS, *(language_tag(lang) for lang in langs)]
@@ -91,7 +93,7 @@ class Tokenizer:
                 user_defined_symbols=specials,
                 input_sentence_size=max_sentences,
                 shuffle_input_sentence=True,
-                num_threads=1,
+                num_threads=max(1, threads),
                 minloglevel=2,
             )
         except RuntimeError as err:

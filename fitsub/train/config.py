@@ -56,6 +56,7 @@ class DataConfig:
     # a multilingual run's target languages; `{tgt}` in data_dir, train_prefixes and dev_prefix
     # stands for each of them
     tgt_langs: tuple[str, ...] = ()
+    spm_threads: int = 1  # SentencePiece trainer threads (a prepared set records them)
 
 
 @dataclass
@@ -73,6 +74,8 @@ class TrainConfig:
     dev_size: int = 500
     spm_sentences: int = 300_000  # sentences sampled per side to train SentencePiece
     init_from: str | None = None  # fine-tune this checkpoint (its tokenizer and architecture)
+    prepared: str | None = None  # a `fitsub prepare` directory: the data, already encoded
+    export_dir: str | None = None  # write the averaged float16 model here at the end
     arch: Arch = "ar"  # "ar": the autoregressive Transformer; "cmlm" / "levt": fitsub.nat's
     # data filtering
     max_pieces: int = 200  # per sentence and side
@@ -84,6 +87,8 @@ class TrainConfig:
     update_freq: int = 1  # batches accumulated per update
     lr: float = 7e-4
     warmup: int = 1000
+    # "inverse-sqrt" (Vaswani et al.), or "deadline": cosine to 10 % of lr at the --max-time end
+    lr_schedule: str = "inverse-sqrt"
     weight_decay: float = 0.0
     clip_norm: float = 1.0
     label_smoothing: float = 0.1
@@ -165,6 +170,10 @@ class TrainConfig:
             raise InputError(None, f"unknown length unit {m.length_unit!r}: char or subword")
         if m.noise_mode not in NOISE_MODES:
             raise InputError(None, f"unknown noise mode {m.noise_mode!r}")
+        if self.lr_schedule not in ("inverse-sqrt", "deadline"):
+            raise InputError(None, f"unknown schedule {self.lr_schedule!r}", setting="lr_schedule")
+        if self.lr_schedule == "deadline" and self.max_time is None:
+            raise InputError(None, "the deadline schedule needs --max-time", setting="lr_schedule")
         if self.precision not in PRECISIONS:
             raise InputError(
                 None, f"unknown precision {self.precision!r}; choose from {PRECISIONS}"
@@ -176,7 +185,7 @@ class TrainConfig:
         for name, value in (("update_freq", self.update_freq), ("eval_every", self.eval_every)):
             if value < 1:
                 raise InputError(None, f"must be >= 1, got {value}", setting=name)
-        if not (self.data_dir or self.train_prefixes):
+        if not (self.data_dir or self.train_prefixes or self.prepared):
             raise InputError(None, "no training data: give --data DIR or --train PREFIX")
         if m.tgt_langs:
             if len(set(m.tgt_langs)) != len(m.tgt_langs) or m.tgt_langs[0] != m.tgt_lang:

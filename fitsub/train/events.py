@@ -50,6 +50,7 @@ class StepEvent:
     tokens_per_s: float
     elapsed: float
     eta: float | None
+    mfu: float | None = None  # model FLOPs utilisation, on GPUs (fitsub.train.flops)
 
     def record(self) -> dict[str, Any]:
         """The log line."""
@@ -88,11 +89,13 @@ class SaveEvent:
 
 @dataclass(frozen=True)
 class DoneEvent:
-    """Training stopped (`reason`: max_steps, max_time, max_epochs, early_stopping or "")."""
+    """Training stopped (`reason`: max_steps, max_time, max_epochs, early_stopping,
+    "signal SIGTERM" / "signal SIGINT" or "")."""
 
     reason: str
     step: int
     path: str  # the best checkpoint
+    exported: str = ""  # `--export`: "DIR: what it holds"
 
     def record(self) -> dict[str, Any]:
         """The log line."""

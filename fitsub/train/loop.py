@@ -8,16 +8,15 @@ events (`fitsub.train.events`); this module never prints.
 
 Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
 streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
-
-Beside it in `fitsub.train`: `config`, `corpus` / `run_data`, `batches`, `optim` (schedule and
-optimizer), `state` (`--resume`); the loss is `fitsub.nmt.loss` (non-pad rows, output projection).
+Beside it in `fitsub.train`: `config`, `corpus` / `run_data` / `prepared`, `batches`, `optim`,
+`state` (`--resume`), `finish` (deadline, signals, export), `flops` (MFU); the loss is
+`fitsub.nmt.loss` (non-pad rows, output projection).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -31,7 +30,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from fitsub.io import atomic_write_text
 from fitsub.nmt.checkpoint import save_checkpoint
-from fitsub.nmt.loss import projected_nll
+from fitsub.nmt.loss import chunk_rows, projected_nll
 from fitsub.nmt.model import unwrap
 from fitsub.train.batches import Batch, BatchMaker, make_batches, shard
 from fitsub.train.config import TrainConfig
@@ -54,8 +53,11 @@ from fitsub.train.events import (
     StepEvent,
     TrainEvent,
 )
+from fitsub.train.finish import StopRule, export_run
+from fitsub.train.flops import Utilisation
 from fitsub.train.nat_batches import LevTBatch, cmlm_batch, levt_batch
-from fitsub.train.optim import autocast, choose_bf16, inverse_sqrt_lr, make_optimizer, stream_seed
+from fitsub.train.optim import autocast, choose_bf16, make_optimizer, scheduled_lr, stream_seed
+from fitsub.train.outputs import copy_log, keep_step, write_dev_text
 from fitsub.train.setup import LOG_NAME, setup_run
 from fitsub.train.state import load_optimizer_tensors, optimizer_tensors, truncate_log
 
@@ -63,9 +65,14 @@ from fitsub.train.state import load_optimizer_tensors, optimizer_tensors, trunca
 class Trainer:
     """One training run (one process of a torchrun job, or the only one)."""
 
-    def __init__(self, cfg: TrainConfig, callback: Callback | None = None) -> None:
+    def __init__(
+        self, cfg: TrainConfig, callback: Callback | None = None, started: float | None = None
+    ) -> None:
         cfg.validate()
         self.cfg, self.callback = cfg, callback
+        # --max-time bounds the whole command: counted from `started` (the process's start)
+        self.stop = StopRule(cfg.max_time, time.monotonic() if started is None else started)
+        self.stop.check_can_train(0.0)
         self.out = Path(cfg.out_dir)
         self.info = init_distributed(cfg.device)
         local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(self.info.world)))
@@ -77,14 +84,15 @@ class Trainer:
         self.bf16 = choose_bf16(cfg.precision, self.info.device)
         self._setup_model_and_data()
 
-    # -- set-up -------------------------------------------------------------------------------------
     def _emit(self, event: TrainEvent) -> None:
         if self.callback is not None and self.info.is_main:
             self.callback(event)
 
     def _setup_model_and_data(self) -> None:
         cfg, info = self.cfg, self.info
+        t0 = time.monotonic()
         run = setup_run(cfg, info)
+        self.stop.check_can_train(time.monotonic() - t0)  # before anything is written
         self.state, self.prepared = run.state, run.prepared
         self.mcfg, self.tokenizer = run.mcfg, run.tokenizer
         model = self.model = run.model
@@ -102,12 +110,16 @@ class Trainer:
         if self.compiled:
             self.step_model = torch.compile(self.ddp, dynamic=True)
         self.train_batches = BatchMaker(self.prepared.train, run.mcfg, run.tokenizer, info.device)
+        enc = self.prepared.train  # MFU against the measured bf16 peak, on GPUs
+        self.mfu = (
+            Utilisation(run.mcfg, enc.src_lens, enc.tgt_lens, info.device) if on_gpu else None
+        )
         self.dev_batches = BatchMaker(self.prepared.dev, run.mcfg, run.tokenizer, info.device)
         if info.is_main:
             self.out.mkdir(parents=True, exist_ok=True)
             if run.resumed:
                 truncate_log(self.out / LOG_NAME, self.state.step)
-            self._write_dev_text()
+            write_dev_text(self.out, self.prepared.dev_text, self.cfg.model)
         self._emit(
             DataEvent(
                 report=self.prepared.report,
@@ -122,21 +134,6 @@ class Trainer:
             )
         )
 
-    def _write_dev_text(self) -> None:
-        """OUT/dev.SRC and OUT/dev.TGT: the dev pairs, so `fitsub eval --testset dev=OUT/dev`
-        can score any run on exactly the pairs its dev BLEU was measured on."""
-        dev, m = self.prepared.dev_text, self.cfg.model
-        parts = {"dev": dev}  # a multilingual run: OUT/dev-LANG.SRC and OUT/dev-LANG.LANG
-        if dev.lang is not None:
-            parts = {
-                f"dev-{t}": dev.take([i for i, x in enumerate(dev.lang) if x == t])
-                for t in m.targets
-            }
-        for (stem, part), tgt in zip(parts.items(), m.targets, strict=True):
-            for lang, lines in ((m.src_lang, part.src), (tgt, part.tgt)):
-                atomic_write_text(self.out / f"{stem}.{lang}", "".join(x + "\n" for x in lines))
-
-    # -- batches ------------------------------------------------------------------------------------
     def epoch_batches(self, epoch: int) -> list[np.ndarray]:
         """This rank's batches of `epoch` (the same on every run with the same seed)."""
         rng = np.random.default_rng([self.cfg.seed, epoch])
@@ -151,7 +148,6 @@ class Trainer:
         )
         return shard(batches, self.info.rank, self.info.world)
 
-    # -- one update ---------------------------------------------------------------------------------
     def _update(self, group: list[np.ndarray], step: int) -> tuple[float, int]:
         """Forward/backward over the batches of one update, then an optimizer step."""
         cfg, info = self.cfg, self.info
@@ -181,7 +177,7 @@ class Trainer:
                 torch.autograd.backward(loss * scale)
             loss_sum += float(loss.detach())
         for g in self.optimizer.param_groups:
-            g["lr"] = inverse_sqrt_lr(step, cfg.lr, cfg.warmup)
+            g["lr"] = scheduled_lr(cfg.lr_schedule, step, cfg.lr, cfg.warmup, self.stop.progress())
         if cfg.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_norm, foreach=True)
         self.optimizer.step()
@@ -203,9 +199,11 @@ class Trainer:
         # (V, D) the output projection: the tied embedding, or a converted model's own
         w = getattr(unwrap(self.model), "output_weight", self.model.embed.weight)
         dtype, pad = (torch.bfloat16 if self.bf16 else torch.float32), self.mcfg.pad_id
-        return projected_nll(hidden=hidden, weight=w, target=tgt_out, pad=pad, eps=eps, dtype=dtype)
+        rows = chunk_rows(hidden.device, w.size(0))
+        return projected_nll(
+            hidden=hidden, weight=w, target=tgt_out, pad=pad, eps=eps, dtype=dtype, chunk=rows
+        )
 
-    # -- evaluation ---------------------------------------------------------------------------------
     @torch.no_grad()
     def evaluate(self) -> tuple[float, float | None]:
         """Dev cross-entropy per target token (no smoothing) and greedy dev BLEU (None: off)."""
@@ -250,7 +248,6 @@ class Trainer:
         self.model.train()
         return nll / max(ntok, 1.0), score
 
-    # -- saving -------------------------------------------------------------------------------------
     def save(self, kind: str) -> None:
         """Write `OUT/last` (with optimizer state) or `OUT/best`; rank 0 only, others wait."""
         barrier(self.info)
@@ -266,35 +263,46 @@ class Trainer:
             self._emit(SaveEvent(kind=kind, path=str(dest), step=self.state.step))
         barrier(self.info)
 
-    def _keep_step(self) -> None:
-        """Copy `last`'s weights to `OUT/steps/step-NNNNNN` and keep the newest
-        `keep_checkpoints` of them (for `fitsub average`, `fitsub.train.average`)."""
-        if self.info.is_main:
-            steps = self.out / "steps"
-            dest = steps / f"step-{self.state.step:06d}"
-            dest.mkdir(parents=True, exist_ok=True)
-            for name in ("config.json", "model.safetensors", "spm.model"):
-                shutil.copy2(self.out / "last" / name, dest / name)
-            kept = sorted(p for p in steps.iterdir() if p.name.startswith("step-"))
-            for old in kept[: -self.cfg.keep_checkpoints]:
-                shutil.rmtree(old, ignore_errors=True)
-        barrier(self.info)
-
     def _log(self, record: dict[str, Any]) -> None:
         if self.info.is_main:
             with open(self.out / LOG_NAME, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(record) + "\n")
 
-    # -- the run ------------------------------------------------------------------------------------
     def run(self) -> Path:
         """Train until a stopping rule fires; returns the best checkpoint's directory."""
         cfg, st = self.cfg, self.state
         start_time = time.perf_counter()
         start_step = st.step
         self._emit(StartEvent(step=start_step, max_steps=cfg.max_steps, max_time=cfg.max_time))
-        self._log({"event": "start", "step": start_step, "config": cfg.to_dict()})
+        since = round(time.monotonic() - self.stop.started, 2)  # the command's set-up time
+        self._log({"event": "start", "step": start_step, "setup_s": since, "config": cfg.to_dict()})
+        self.stop.install()  # SIGTERM / SIGINT: stop at the next update
+        self.stop.begin()
+        try:
+            reason = self._updates(start_time, start_step)
+        finally:
+            self.stop.restore()
+        st.train_seconds = st.train_seconds + time.perf_counter() - start_time
+        if st.last_eval_step != st.step:
+            self._evaluate_and_save()
+        best = self.out / ("best" if (self.out / "best").is_dir() else "last")
+        exported = ""
+        if cfg.export_dir and self.info.is_main:
+            dest, what = export_run(self.out, Path(cfg.export_dir), cfg.keep_checkpoints)
+            exported = f"{dest}: {what}"
+        done = DoneEvent(reason=reason, step=st.step, path=str(best), exported=exported)
+        self._log(done.record())
+        self._emit(done)
+        if self.info.is_main:  # the final log lines into both checkpoints
+            copy_log(self.out, LOG_NAME)
+        barrier(self.info)
+        return best
+
+    def _updates(self, start_time: float, start_step: int) -> str:
+        """Updates until a stopping rule fires; the reason."""
+        cfg, st = self.cfg, self.state
         window_loss, window_tok, window_t0 = 0.0, 0, time.perf_counter()
-        reason = ""
+        reason, update_s = "", 0.0
         while not reason:
             if cfg.max_epochs is not None and st.epoch >= cfg.max_epochs:
                 reason = "max_epochs"
@@ -305,7 +313,9 @@ class Trainer:
                     reason = "max_steps"
                     break
                 group = batches[st.batch : st.batch + cfg.update_freq]
+                t_update = time.monotonic()
                 loss, ntok = self._update(group, st.step + 1)
+                update_s = max(update_s * 0.9, time.monotonic() - t_update)
                 st.step += 1
                 st.batch += len(group)
                 st.tokens += ntok
@@ -315,6 +325,7 @@ class Trainer:
                 if step % cfg.log_every == 0 or step == cfg.max_steps:
                     now = time.perf_counter()
                     tot_loss, tot_tok = all_sum(self.info, [window_loss, float(window_tok)])
+                    tps = tot_tok / max(now - window_t0, 1e-9)
                     ev = StepEvent(
                         step=step,
                         epoch=st.epoch,
@@ -322,9 +333,10 @@ class Trainer:
                         lr=self.optimizer.param_groups[0]["lr"],
                         tokens=int(tot_tok),
                         seconds=now - window_t0,
-                        tokens_per_s=tot_tok / max(now - window_t0, 1e-9),
+                        tokens_per_s=tps,
                         elapsed=elapsed,
-                        eta=self._eta(step, start_step, elapsed),
+                        eta=self.stop.eta(step - start_step, elapsed, cfg.max_steps, step),
+                        mfu=None if self.mfu is None else self.mfu.of(tps),
                     )
                     self._log(ev.record())
                     self._emit(ev)
@@ -333,30 +345,22 @@ class Trainer:
                     if self._evaluate_and_save():
                         reason = "early_stopping"
                         break
-                if cfg.max_time is not None and self._time_up(elapsed):
-                    reason = "max_time"
+                reason = self._stop_reason(update_s)
+                if reason:
                     break
             else:
                 st.epoch += 1
                 st.batch = 0
-        st.train_seconds = st.train_seconds + time.perf_counter() - start_time
-        if st.last_eval_step != st.step:
-            self._evaluate_and_save()
-        best = self.out / ("best" if (self.out / "best").is_dir() else "last")
-        done = DoneEvent(reason=reason, step=st.step, path=str(best))
-        self._log(done.record())
-        self._emit(done)
-        if self.info.is_main:  # the final log lines into both checkpoints
-            for kind in ("last", "best"):
-                if (self.out / kind).is_dir():
-                    atomic_write_text(
-                        self.out / kind / LOG_NAME, (self.out / LOG_NAME).read_text("utf-8")
-                    )
-        barrier(self.info)
-        return best
+        return reason
 
     def _evaluate_and_save(self) -> bool:
         """Evaluate, save `last` and (on improvement) `best`; True when patience is exhausted."""
+        t0 = time.monotonic()
+        stop = self._evaluate_and_save_now()
+        self.stop.record_tail(time.monotonic() - t0)
+        return stop
+
+    def _evaluate_and_save_now(self) -> bool:
         st = self.state
         st.last_eval_step = st.step
         dev_loss, dev_bleu = self.evaluate()
@@ -374,26 +378,23 @@ class Trainer:
             self.save("best")
         self.save("last")
         if self.cfg.keep_checkpoints > 0:
-            self._keep_step()
+            if self.info.is_main:
+                keep_step(self.out, self.state.step, self.cfg.keep_checkpoints)
+            barrier(self.info)
         return self.cfg.patience > 0 and st.bad_evals >= self.cfg.patience
 
-    def _time_up(self, elapsed: float) -> bool:
-        assert self.cfg.max_time is not None
-        return broadcast_floats(self.info, [float(elapsed >= self.cfg.max_time)])[0] > 0
-
-    def _eta(self, step: int, start_step: int, elapsed: float) -> float | None:
-        rate = (step - start_step) / max(elapsed, 1e-9)
-        left: list[float] = []
-        if self.cfg.max_steps is not None:
-            left.append((self.cfg.max_steps - step) / max(rate, 1e-9))
-        if self.cfg.max_time is not None:
-            left.append(self.cfg.max_time - elapsed)
-        return max(0.0, min(left)) if left else None
+    def _stop_reason(self, update_seconds: float) -> str:
+        """A signal or the deadline (`StopRule`), agreed by every rank ("" to go on)."""
+        reason = self.stop.reason(update_seconds)
+        if self.info.distributed and broadcast_floats(self.info, [float(bool(reason))])[0] > 0:
+            reason = reason or "max_time"
+        return reason
 
 
-def train(cfg: TrainConfig, callback: Callback | None = None) -> Path:
-    """Run one training (a process of a torchrun job, or alone); returns the best checkpoint."""
-    trainer = Trainer(cfg, callback)
+def train(cfg: TrainConfig, callback: Callback | None = None, started: float | None = None) -> Path:
+    """Run one training (a process of a torchrun job, or alone); returns the best checkpoint.
+    `started`: when the command began (`--max-time` counts from it; default: now)."""
+    trainer = Trainer(cfg, callback, started)
     try:
         return trainer.run()
     finally:

@@ -19,6 +19,24 @@ def inverse_sqrt_lr(step: int, lr: float, warmup: int) -> float:
     return lr * min(s / w, math.sqrt(w / s))
 
 
+def deadline_lr(step: int, lr: float, warmup: int, done: float, floor: float = 0.1) -> float:
+    """Linear warm-up, then a cosine decay (Loshchilov & Hutter 2017, eq. 5, one cycle) from
+    `lr` to `floor * lr` over the time to the run's deadline: `done` in [0, 1] is the share of
+    that time spent, so the rate reaches its floor when the deadline stops the updates.
+
+    lr(s, f) = lr * min(1, s / warmup) * (floor + (1 - floor) (1 + cos(pi f)) / 2)."""
+    f = min(max(done, 0.0), 1.0)
+    warm = min(1.0, max(step, 1) / max(warmup, 1))
+    return lr * warm * (floor + (1.0 - floor) * 0.5 * (1.0 + math.cos(math.pi * f)))
+
+
+def scheduled_lr(schedule: str, step: int, lr: float, warmup: int, done: float) -> float:
+    """The learning rate of update `step` under `schedule` ("inverse-sqrt" or "deadline")."""
+    if schedule == "deadline":
+        return deadline_lr(step, lr, warmup, done)
+    return inverse_sqrt_lr(step, lr, warmup)
+
+
 def stream_seed(seed: int, rank: int, step: int) -> int:
     """The seed of the dropout and length-noise streams of update `step` on `rank`."""
     return (seed * 1_000_003 + rank * 7919 + step) % (2**63 - 1)

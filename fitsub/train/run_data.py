@@ -209,6 +209,7 @@ def _shared_tokenizer(cfg: DataConfig, train: Corpus, info: DistInfo) -> Tokeniz
             cfg.vocab_size,
             langs=(cfg.src_lang, *(cfg.tgt_langs or (cfg.tgt_lang,))),
             seed=cfg.seed,
+            threads=cfg.spm_threads,
         )
         out.mkdir(parents=True, exist_ok=True)
         tmp = out / ".spm.model.tmp"

@@ -76,7 +76,7 @@ def setup_run(cfg: TrainConfig, info: DistInfo) -> Run:
         base, tok, mcfg, _ = load_nat(cfg.init_from, info.device)
     elif cfg.init_from:
         base, tok, mcfg, _ = load_checkpoint(cfg.init_from, info.device)
-    prepared = prepare_data(cfg.data, tok, info)
+    prepared = _data(cfg, tok, info)
     tok = prepared.tokenizer
     thresholds = fit_thresholds(torch.from_numpy(prepared.train.ratio))
     if resume_from is None:  # a fresh run or a fine-tune takes this run's length method
@@ -104,6 +104,24 @@ def setup_run(cfg: TrainConfig, info: DistInfo) -> Run:
         opt_state=opt_state,
         resumed=resume_from is not None,
     )
+
+
+def _data(cfg: TrainConfig, tok: Tokenizer | None, info: DistInfo) -> Prepared:
+    """The run's data: read from `cfg.prepared` (whose tokenizer must be the resumed or
+    fine-tuned checkpoint's), or prepared from the text now."""
+    if cfg.prepared is None:
+        return prepare_data(cfg.data, tok, info)
+    from fitsub.train.prepared import load_prepared
+
+    prepared, _ = load_prepared(Path(cfg.prepared))
+    if tok is not None and tok.to_bytes() != prepared.tokenizer.to_bytes():
+        source = cfg.init_from if cfg.resume is False else str(Path(cfg.out_dir) / "last")
+        raise InputError(
+            cfg.prepared,
+            f"was encoded with another tokenizer than {source}'s "
+            "(prepare it with `fitsub prepare --tokenizer` from that model)",
+        )
+    return prepared
 
 
 def run_model_config(

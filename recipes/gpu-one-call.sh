@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# One GPU call that trains: everything but the updates happens on the CPU beforehand, and the GPU
+# command always ends with an exported model (docs/models-and-training.md, "One GPU call").
+#
+#   recipes/gpu-one-call.sh prepare LANG|all        # here (CPU): build/gpu-LANG/ = a bare copy of
+#                                                   # the source tree + the prepared set (≤ 60 MB)
+#   recipes/gpu-one-call.sh train LANG|all MINUTES  # on the GPU machine, from the repository root:
+#                                                   # trains until MINUTES after it starts, exports
+#                                                   # float16 into $OUT (split into ≤ 15 MB parts)
+#   recipes/gpu-one-call.sh join DIR                # here: join the parts, check the hash
+#   DEVICE=cpu D_MODEL=64 LAYERS=1+1 MAX_TOKENS=1024 recipes/gpu-one-call.sh train it 1   # the
+#                                                   # same command on the CPU, a tiny shape
+#
+# `prepare` does the data step for the chosen shape (fitsub prepare: read, weight, deduplicate,
+# filter, SentencePiece on every core, encode) and copies fitsub/ beside it, so the GPU machine
+# runs `python -m fitsub` from that copy with the core dependencies alone (no install step, no
+# network). With the device tool: carry build/gpu-LANG, command
+#   recipes/gpu-one-call.sh train LANG 8
+# `train` is data-limited by design: the wide shape (d 512, a deep encoder and a shallow decoder,
+# Kasai et al. 2021) sees en-it's ~4.4 M target tokens 65-130 times in 8 minutes at the expected
+# 0.6-1.2 M target tokens/s of an H100, so it trains with dropout 0.3, a learning rate that warms
+# up then decays by a cosine to 10 % at the deadline (--lr-schedule deadline), and exports the
+# mean of the last 5 kept checkpoints (every 400 updates). `all` is one model for it, de, fr and es
+# (a 16,000-piece joint vocabulary, a `<2xx>` tag; 4 + 2 layers to stay under 60 MB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:?usage: recipes/gpu-one-call.sh prepare|train|join ...}
+LANG_=${2:-it}
+DATA_ROOT=${DATA_ROOT:-../shared/data}
+FITSUB=${FITSUB:-.venv/bin/fitsub}
+stage=build/gpu-$LANG_
+if [[ $LANG_ == all ]]; then
+  tgt=it,de,fr,es vocab=16000 layers=4+2
+else
+  tgt=$LANG_ vocab=8000 layers=5+2
+fi
+
+case "$what" in
+  prepare)
+    source recipes/corpora.sh
+    args=()
+    if [[ $LANG_ == all ]]; then
+      for L in it de fr es; do for c in $(corpora_of "$L"); do args+=(--corpus "$L/$c"); done; done
+      data=$DATA_ROOT/en-{tgt}/train dev=$DATA_ROOT/en-{tgt}/dev/ud-pud
+    else
+      for c in $(corpora_of "$LANG_"); do args+=(--corpus "$c"); done
+      data=$DATA_ROOT/en-$LANG_/train dev=$DATA_ROOT/en-$LANG_/dev/ud-pud
+    fi
+    mkdir -p "$stage"
+    [[ -f $stage/prep/manifest.json ]] || "$FITSUB" prepare --data "$data" "${args[@]}" \
+      --src en --tgt "$tgt" --dev "$dev" --vocab-size "$vocab" --out "$stage/prep"
+    rm -rf "$stage/src" && mkdir -p "$stage/src"
+    cp -r fitsub "$stage/src/" && find "$stage/src" -name __pycache__ -prune -exec rm -rf {} +
+    du -sh "$stage" "$stage/prep" "$stage/src"
+    echo "carry $stage; on the GPU machine: recipes/gpu-one-call.sh train $LANG_ MINUTES"
+    ;;
+  train)
+    MINUTES=${3:?usage: recipes/gpu-one-call.sh train LANG|all MINUTES}
+    # what comes back: $OUT (the device tool's folder) or build/gpu-LANG/out; the run's
+    # checkpoints (optimizer state, kept steps) stay in build/gpu-LANG/run
+    OUT=${OUT:-$stage/out}
+    mkdir -p "$OUT"
+    root=$PWD
+    [[ $OUT == /* ]] || OUT=$root/$OUT
+    # from the bare copy: `python -m fitsub` needs torch, numpy, sentencepiece, safetensors,
+    # typer, rich and sacrebleu, nothing installed from this repository
+    (cd "$stage/src" && "${PYTHON:-python3}" -m fitsub train --prepared "$root/$stage/prep" \
+      --out "$root/$stage/run" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
+      --dropout "${DROPOUT:-0.3}" \
+      --method ldpe+pe --noise 4 --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
+      --lr "${LR:-0.002}" --warmup "${WARMUP:-800}" --lr-schedule deadline \
+      --eval-every "${EVAL_EVERY:-400}" --bleu-sentences 200 --patience 0 --keep-checkpoints 5 \
+      --seed 1 --device "${DEVICE:-cuda}" --max-time "${MINUTES}m" --export "$OUT/model" \
+      ${EXTRA_ARGS:-}) 2>&1 | tee "$OUT/train.txt"
+    cp "$root/$stage/run/train_log.jsonl" "$OUT/model/" 2>/dev/null || true
+    (cd "$OUT/model" && sha256sum model.safetensors > model.sha256 \
+      && split -b 15M -d model.safetensors model.safetensors.part- && rm model.safetensors)
+    ls -la "$OUT/model"
+    ;;
+  join)
+    dir=${2:?usage: recipes/gpu-one-call.sh join DIR}
+    (cd "$dir" && cat model.safetensors.part-* > model.safetensors && sha256sum -c model.sha256 \
+      && rm model.safetensors.part-*)
+    echo "joined $dir/model.safetensors"
+    ;;
+  *) echo "unknown step $what (prepare, train or join)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The declared floors, tested: a throwaway virtual environment with every runtime dependency at
+# its minimum (constraints-min.txt; torch stays the local CPU build of constraints.txt), then
+# `fitsub --help`, a dry run with `--model identity` and one real translation with the shipped
+# en-it model. Run by `make test` (the `min-versions` target); needs the package index.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+work=$(mktemp -d "${TMPDIR:-/tmp}/fitsub-min.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+$PYTHON -m venv "$work/venv"
+PIP_CONSTRAINT=$PWD/constraints.txt "$work/venv/bin/python" -m pip install -q \
+  -c constraints-min.txt -e . 2>&1 | grep -v '^WARNING: Location' || true
+"$work/venv/bin/python" -m pip check > /dev/null || { "$work/venv/bin/python" -m pip check; exit 1; }
+bin=$work/venv/bin
+"$bin/python" - <<'PY'
+import importlib.metadata as md
+floors = {}
+for line in open("constraints-min.txt", encoding="utf-8"):
+    if line.strip() and not line.startswith("#"):
+        name, _, version = line.strip().partition("==")
+        floors[name] = version
+wrong = {n: (v, md.version(n)) for n, v in floors.items() if md.version(n) != v}
+assert not wrong, f"not at their floors: {wrong}"
+print("min-versions:", ", ".join(f"{n} {v}" for n, v in floors.items()))
+PY
+"$bin/fitsub" --help > "$work/help.txt"
+grep -q "translate" "$work/help.txt"
+"$bin/fitsub" translate samples/talk.srt --model identity --threads 1 -q -o "$work/talk.id.srt"
+cmp -s samples/talk.srt "$work/talk.id.srt" || { echo "identity run changed the file"; exit 1; }
+"$bin/fitsub" translate samples/talk.srt --lang it --ratio 1.0 --threads 1 -q -o "$work/talk.it.srt"
+test "$(grep -c -- '-->' "$work/talk.it.srt")" = "$(grep -c -- '-->' samples/talk.srt)"
+echo "min-versions: fitsub --help, an identity run and a real translation passed"
