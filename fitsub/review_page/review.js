@@ -440,7 +440,9 @@
       li.appendChild(b); counts.appendChild(li);
     });
     h.appendChild(counts);
-    h.appendChild(el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row with an error or over budget, not yet edited \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box \u00b7 edits are kept in this browser until exported"));
+    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box");
+    keys.title = "Alt+\u2193 stops at errors and over-budget rows not yet edited (timing-only rows and rows you fixed are skipped); edits are kept in this browser until exported";
+    h.appendChild(keys);
   }
 
   document.title = meta.title + " \u2013 review";

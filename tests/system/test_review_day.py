@@ -143,7 +143,7 @@ def downloaded(folder: Path, name: str) -> Path:
     raise AssertionError(f"{name} was not downloaded")
 
 
-@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768), (1920, 1080)])
 def test_no_box_overlaps_at_laptop_and_desktop_sizes(
     tmp_path: Path, talk: Path, browser: Any, size: tuple[int, int]
 ) -> None:
