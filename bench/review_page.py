@@ -3,8 +3,10 @@
 1. Translates `samples/lecture.srt` (60 cues) with the shipped en-it model (`--threads`), writes
    the review page, and walks it in headless Chromium as a subtitler would: Alt+↓ to each line
    to look at, a fix typed where the line needs one (`FIXES`, by source text; select-all and
-   retype, counted key by key), Export, then `fitsub apply` on the download. Prints the keys
-   and clicks spent and how many edited lines end within every limit.
+   retype, counted key by key), Export and Copy (the `fitsub apply` command the page shows),
+   then `fitsub apply` on the download. Prints the keys (`keys`: a chord such as Alt+↓ counts
+   one; `presses`: every key pressed, Alt+↓ two) and clicks spent and how many edited lines end
+   within every limit.
 2. Tiles the 60 translated cues into a `--cues` (2,000) cue document, writes its page, and
    measures the file size, the load time in headless Chromium (navigation to table built,
    median of 3) and the cost of one keystroke and of one filter change on that page.
@@ -108,7 +110,7 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
     rows = driver.execute_script(
         "return JSON.parse(document.getElementById('fitsub-data').textContent).rows"
     )
-    keys = clicks = visited = fixed = 0
+    keys = presses = clicks = visited = fixed = 0
     left: list[str] = []
     while True:
         before = driver.execute_script(
@@ -118,11 +120,13 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
             Keys.ALT
         ).perform()
         keys += 1
+        presses += 2
         now = driver.execute_script(
             "return document.activeElement.closest && document.activeElement.closest('.row') ? document.activeElement.closest('.row').id : ''"
         )
         if not now or now == before:
             keys -= 1  # the last press found nothing more
+            presses -= 2
             break
         visited += 1
         row = rows[int(now.split("-")[1])]
@@ -134,9 +138,11 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
         box.send_keys(Keys.CONTROL, "a")
         box.send_keys(fix)
         keys += 1 + len(fix)
+        presses += 2 + len(fix)
         fixed += 1
     driver.find_element("id", "export").click()
-    clicks += 1
+    driver.find_element("id", "copy-cmd").click()
+    clicks += 2
     name = driver.execute_script(
         "return JSON.parse(document.getElementById('fitsub-data').textContent).meta.edits_name"
     )
@@ -151,7 +157,7 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
     except SystemExit as exc:
         code = int(exc.code or 0)  # 3: an edited line still breaks a limit
     return {"flagged_rows": sum(1 for r in rows if r["flags"]), "visited": visited, "fixed": fixed,
-            "left_as_is": left, "keys": keys, "clicks": clicks, "apply_exit": code}  # fmt: skip
+            "left_as_is": left, "keys": keys, "presses": presses, "clicks": clicks, "apply_exit": code}  # fmt: skip
 
 
 def tile(doc: Document, result: TranslationResult, n: int) -> tuple[Document, list[Any]]:
@@ -200,7 +206,10 @@ def main() -> None:
             box.click()
             box.send_keys(Keys.CONTROL, Keys.END)
             box.send_keys(" nel 1652, restaurato nel 1890")
-            driver.execute_script("document.getElementById('seg-3').scrollIntoView()")
+            driver.execute_script(  # row 4 just under the sticky header
+                "window.scrollTo(0, document.getElementById('seg-3').offsetTop"
+                " - document.querySelector('header').offsetHeight)"
+            )
             driver.save_screenshot(str(args.screenshot))
             print(f"screenshot: {args.screenshot} ({args.screenshot.stat().st_size // 1024} KB)")
         session = review_session(driver_for_clean(driver, downloads), page, downloads, out)

@@ -180,3 +180,21 @@ def compound_values(text: str, lang: str) -> set[str]:
                 found.add(str(table[word[:n]]))
                 break
     return found
+
+
+def reader_tables(lang: str) -> dict[str, object] | None:
+    """What `number_words` reads in `lang`, as JSON for the review page's own reader (its
+    script recounts the numbers of an edited line as this module does); None for a language
+    it does not read. Patterns are given without their `(?i)` flag (the page adds `i`)."""
+    lang = lang.strip().lower().replace("_", "-").split("-")[0]
+    if lang not in UNITS:
+        return None
+    idiom = _IDIOMS.get(lang)
+    return {
+        "units": UNITS[lang],
+        "scales": SCALES[lang],
+        "connectors": sorted(_CONNECTORS[lang]),
+        "ambiguous": sorted(_AMBIGUOUS[lang]),
+        "percent": _PERCENT.pattern.removeprefix("(?i)"),
+        "idiom": None if idiom is None else idiom.pattern.removeprefix("(?i)"),
+    }

@@ -8,17 +8,27 @@ place; live counters show its characters against the budget, its longest line ag
 line's room and its number of lines, and its reading speed against the CPS limit, red when a
 limit breaks. Filters (flagged only, one flag, score below), keyboard navigation (Alt+↓ /
 Alt+↑ or j / k: next / previous line to look at; Alt+U: use the unconstrained translation) and
-an export button that saves the edits as JSON (`fitsub.edits`), applied with `fitsub apply`.
+an export button that saves the edits as JSON (`fitsub.edits`) named after the translated file
+(`talk.it.edits.json`) and shows the `fitsub apply` command to copy; a load button takes such a
+file back (same fingerprint only) to go on with a half-done review. Rows are coloured by their
+worst flag's severity (`fitsub.review_page.live`: error, over budget, timing only), and the
+flags the page can recount (lengths, numbers and names copied from the source) follow an edit
+as it is typed; the others are marked "edited — rechecked by apply".
 
 Safety: the data goes into a ``<script type="application/json">`` block with every ``<``, ``>``
 and ``&`` written as a JSON escape, and the page's script (`review.js`, static) builds the table
-with ``textContent``: a subtitle holding ``<script>`` or ``onerror=`` stays text.
+with ``textContent``: a subtitle holding ``<script>`` or ``onerror=`` stays text. Behind that,
+a Content-Security-Policy allows only the page's own script and style, by their SHA-256
+(`content_policy`): a script that got in some other way would not run.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
+import shlex
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -32,6 +42,7 @@ from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
 from fitsub.reflow import reflow
+from fitsub.review_page.live import page_checks, row_checks, severity_counts, worst
 
 LOW_SCORE = 0.5  # quality scores under it are shown in red (the filter takes any threshold)
 MEANING = {
@@ -116,6 +127,8 @@ def page_data(
                 "turns": len(prot.turns),
                 "flags": flags,
                 "q": None if quality is None else round(float(quality), 3),
+                "sev": worst([f[0] for f in flags]),
+                **row_checks(r.source, r.unconstrained, lang),
             }
         )
     translated = [r for r in results if r.budget is not None]
@@ -142,12 +155,15 @@ def page_data(
         "source_name": None if source is None or source.path is None else source.path.name,
         "translated_name": None if output is None else output.name,
         "edits_name": edits_name_for(output),
+        "apply": apply_command(output, source),  # None: written to stdout
+        "checks": page_checks(lang),
         "low_score": LOW_SCORE,
         "has_scores": any(row["q"] is not None for row in rows),
         "counts": {
             "translated": summary.translated,
             "flagged": summary.flagged,
             "by_flag": by_flag,
+            "by_severity": severity_counts([[f[0] for f in row["flags"]] for row in rows]),
             "meaning": MEANING,
         },
     }
@@ -187,6 +203,7 @@ def review_page(
         "flags",
     ]
     head = "".join(f'<div class="cell">{html.escape(c)}</div>' for c in columns)
+    style, script = _asset("review.css"), _asset("checks.js") + _asset("review.js")
     return "\n".join(
         [
             "<!DOCTYPE html>",
@@ -194,25 +211,52 @@ def review_page(
             "<head>",
             '<meta charset="utf-8"/>',
             '<meta name="viewport" content="width=device-width, initial-scale=1"/>',
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\"/>",
+            f'<meta http-equiv="Content-Security-Policy" content="{content_policy(script, style)}"/>',
             f"<title>{html.escape(title)} – review</title>",
-            f"<style>{_asset('review.css')}</style>",
+            f"<style>{style}</style>",
             "</head>",
             "<body>",
-            '<header id="head"></header>',
+            '<header><div id="head"></div>',
+            f'<div class="row head">{head}</div></header>',
             "<noscript><p>This review page needs JavaScript to show and edit the segments; "
             "the review TSV (--review review.tsv) is the plain-text alternative.</p></noscript>",
-            f'<div class="row head">{head}</div>',
             '<main id="rows"></main>',
             '<p id="empty"></p>',
             f'<script type="application/json" id="fitsub-data">{script_json(data)}</script>',
-            f"<script>{_asset('review.js')}</script>",
+            f"<script>{script}</script>",
             "</body>",
             "</html>",
             "",
         ]
     )
+
+
+def csp_hash(text: str) -> str:
+    """The CSP source expression of an inline element's text: `'sha256-<base64>'`."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_policy(script: str, style: str) -> str:
+    """The page's Content-Security-Policy: nothing loads, nothing is sent, and only the inline
+    script and style whose texts are `script` and `style` run (by hash)."""
+    return (
+        f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(style)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+
+
+def apply_command(output: Path | None, source: Document | None) -> str | None:
+    """The `fitsub apply` command the page shows after an export: the edits file in the
+    browser's download folder, the translated file and the source as absolute paths (quoted
+    for the shell); None when the translation went to stdout."""
+    if output is None:
+        return None
+    edits = "~/Downloads/" + shlex.quote(edits_name_for(output))
+    command = f"fitsub apply {edits} {shlex.quote(str(output.resolve()))}"
+    if source is not None and source.path is not None:
+        command += " --source " + shlex.quote(str(source.path.resolve()))
+    return command
 
 
 def edits_name_for(translated: Path | None) -> str:

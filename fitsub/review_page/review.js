@@ -1,5 +1,6 @@
-// fitsub review page: edit fitted lines against live limits, export the edits as JSON.
-// Every text from the subtitle file is set with textContent (never parsed as HTML).
+// fitsub review page, part 2: edit fitted lines against live limits and live flags, export
+// the edits as JSON, load them back. Every text from the subtitle file is set with
+// textContent (never parsed as HTML).
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("fitsub-data").textContent);
@@ -7,8 +8,14 @@
   var rows = data.rows;
   var L = meta.limits; // null for slides: no line or speed limit
   var LOW = meta.low_score; // scores under it are shown in red
+  var NUMWORDS = fitsubChecks.reader(meta.checks.numwords);
+  var RECOUNTED = { "number-changed": 1, "over-budget": 1 }; // the page recounts these itself
+  var SEV_NAME = { error: "error", budget: "over budget", timing: "timing only" };
   var storeKey = "fitsub-review:" + meta.fingerprint.structure + ":" + (meta.fingerprint.source || "") + ":" + meta.edits_name;
-  var state = rows.map(function (r) { return { text: r.fit, tr: null, box: null, meter: null, note: null, broken: false, edited: false }; });
+  var state = rows.map(function (r) {
+    return { text: r.fit, tr: null, box: null, meter: null, note: null, flagCell: null, score: null,
+      broken: false, edited: false, flags: r.flags, sev: r.sev };
+  });
   var current = -1;
 
   function el(tag, cls, text) {
@@ -65,6 +72,48 @@
     parent.appendChild(s);
     return s;
   }
+  function severity(name) { return meta.checks.severity[name] || "error"; }
+  function worst(flags) { // the worst severity of the flags that stand (not those left to apply)
+    var found = {};
+    flags.forEach(function (f) { if (f[2] !== "pending") found[severity(f[0])] = true; });
+    return found.error ? "error" : found.budget ? "budget" : found.timing ? "timing" : null;
+  }
+  // The flags of a row now: as translated while its text is the fitted one; after an edit, the
+  // flags the page recounts (numbers, names, the budget), the timing ones as they were, and
+  // the rest marked "pending": edited, rechecked by apply.
+  function currentFlags(r, text, c, edited) {
+    if (!edited) return r.flags;
+    var out = fitsubChecks.liveFlags(r, text, NUMWORDS);
+    if (c.overBudget) out.push(["over-budget", c.n + " chars, budget " + r.budget]);
+    r.flags.forEach(function (f) {
+      var name = f[0];
+      if (RECOUNTED[name]) return;
+      if (severity(name) === "timing") { out.push(f); return; }
+      var rest = name === "dropped-content" ?
+        f[1].split("; ").filter(function (p) { return p.indexOf("lost ") !== 0; }).join("; ") : f[1];
+      if (name !== "dropped-content" || rest) out.push([name, rest, "pending"]);
+    });
+    return out;
+  }
+  function showFlags(i) {
+    var r = rows[i], st = state[i];
+    st.flagCell.textContent = "";
+    st.flags.forEach(function (fg) {
+      var pending = fg[2] === "pending";
+      var chip = el("span", "flag " + severity(fg[0]) + (pending ? " pending" : ""), fg[0]);
+      chip.setAttribute("data-flag", fg[0]);
+      chip.title = pending ? "edited \u2014 rechecked by apply" + (fg[1] ? " (was: " + fg[1] + ")" : "") : fg[1] || "";
+      st.flagCell.appendChild(chip);
+      var detail = pending ? "edited \u2014 rechecked by apply" : fg[1];
+      if (detail) st.flagCell.appendChild(el("div", "muted detail", detail));
+    });
+    if (r.q === null) return;
+    st.score.textContent = "";
+    var v = el("div", r.q < LOW ? "low" : "", r.q.toFixed(2));
+    if (st.edited) v.classList.add("stale");
+    st.score.appendChild(v);
+    if (st.edited) st.score.appendChild(el("div", "muted small", "edited \u2014 rechecked by apply"));
+  }
   function update(i) {
     var r = rows[i], st = state[i], c = check(r, st.text);
     var m = st.meter;
@@ -81,9 +130,17 @@
     st.note.textContent = c.lay.reflowed ? "re-flowed on apply: " + c.lay.lines.join(" | ") : "";
     st.broken = c.broken;
     var edited = st.edited = flat(st.text) !== flat(r.fit);
-    st.tr.classList.toggle("broken", c.broken);
-    st.tr.classList.toggle("edited", edited);
-    st.tr.classList.toggle("flagged", r.flags.length > 0 && !edited);
+    var flags = currentFlags(r, st.text, c, edited);
+    var before = JSON.stringify(st.flags) + st.shownEdited;
+    st.flags = flags;
+    st.sev = worst(flags);
+    if (JSON.stringify(flags) + edited !== before) showFlags(i);
+    st.shownEdited = edited;
+    var tr = st.tr;
+    tr.classList.toggle("broken", c.broken);
+    tr.classList.toggle("edited", edited);
+    tr.classList.toggle("flagged", st.sev !== null);
+    ["error", "budget", "timing"].forEach(function (s) { tr.classList.toggle("sev-" + s, st.sev === s); });
   }
   function editCount() {
     var n = 0;
@@ -95,6 +152,7 @@
     state.forEach(function (st, i) { if (st.edited) edits[i] = st.text; });
     try { localStorage.setItem(storeKey, JSON.stringify(edits)); } catch (e) { /* storage off */ }
     document.getElementById("edit-count").textContent = editCount() + " edited";
+    document.body.setAttribute("data-edited", String(editCount()));
   }
   function setText(i, text) {
     buildAll();
@@ -106,15 +164,15 @@
   }
   function autosize(box) { box.rows = Math.max(2, box.value.split("\n").length); }
 
-  function timeRange(r) {
-    return r.start ? r.start + " \u2192 " + r.end : "";
-  }
   function buildRow(r, i) {
     var tr = el("div", "row");
     tr.id = "seg-" + i;
     var t = el("div", "cell time");
     t.appendChild(el("div", "id", "#" + (r.id || i + 1)));
-    if (r.start) t.appendChild(el("div", "", timeRange(r)));
+    if (r.start) {
+      t.appendChild(el("div", "", r.start));
+      t.appendChild(el("div", "", "\u2192 " + r.end));
+    }
     if (r.dur !== null) t.appendChild(el("div", "muted", (r.dur / 1000).toFixed(2) + " s"));
     tr.appendChild(t);
     var s = el("div", "cell");
@@ -156,18 +214,13 @@
     b.appendChild(el("div", "", r.budget));
     b.appendChild(el("div", "muted", r.bind));
     tr.appendChild(b);
-    var q = el("div", "cell num score", r.q === null ? "\u2013" : r.q.toFixed(2));
-    if (r.q !== null && LOW !== null && r.q < LOW) q.classList.add("low");
+    var q = el("div", "cell num score", r.q === null ? "\u2013" : "");
     tr.appendChild(q);
     var fl = el("div", "cell flags");
-    r.flags.forEach(function (fg) {
-      var chip = el("span", "flag" + (fg[0] === "too-short" || fg[0] === "too-small" ? " timing" : ""), fg[0]);
-      if (fg[1]) chip.title = fg[1];
-      fl.appendChild(chip);
-      if (fg[1]) fl.appendChild(el("div", "muted", fg[1]));
-    });
     tr.appendChild(fl);
-    state[i].tr = tr; state[i].box = box; state[i].meter = meter; state[i].note = note;
+    var st = state[i];
+    st.tr = tr; st.box = box; st.meter = meter; st.note = note; st.flagCell = fl; st.score = q;
+    st.shownEdited = null; // flags and score drawn by the first update
     return tr;
   }
 
@@ -191,14 +244,18 @@
       b.classList.toggle("on", b.getAttribute("data-flag") === filterFlag);
     });
   }
-  function needsLook(i) { return (rows[i].flags.length > 0 && !state[i].edited) || state[i].broken; }
+  // Alt+↓ stops at a row with an error or over its budget (as translated, or still after an
+  // edit), or breaking a limit; rows already edited and fine, and timing-only rows, are skipped.
+  function needsLook(i) { return state[i].broken || state[i].sev === "error" || state[i].sev === "budget"; }
   function setCurrent(i, focus) {
     if (current >= 0 && state[current]) state[current].tr.classList.remove("current");
     current = i;
     if (i < 0) return;
     state[i].tr.classList.add("current");
     if (focus) {
-      state[i].box.focus();
+      var box = state[i].box;
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length); // ready to type at the end
       state[i].tr.scrollIntoView({ block: "center" });
     }
   }
@@ -223,6 +280,11 @@
     }
   });
 
+  function say(id, text, bad) {
+    var note = document.getElementById(id);
+    note.textContent = text;
+    note.classList.toggle("bad", !!bad);
+  }
   function exportEdits() {
     var edits = [];
     state.forEach(function (st, i) {
@@ -238,43 +300,149 @@
     document.body.appendChild(a);
     a.click();
     setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-    document.getElementById("export-note").textContent = edits.length + " edit(s) saved as " + meta.edits_name +
-      "; then: fitsub apply " + meta.edits_name + " " + meta.translated_name;
+    say("export-note", edits.length + " edit(s) saved as " + meta.edits_name +
+      " in your browser's download folder; write them into the translation with:");
+    var cmd = document.getElementById("apply-cmd");
+    cmd.value = meta.apply || "fitsub apply " + meta.edits_name + " " + (meta.translated_name || "TRANSLATED");
+    document.getElementById("export-box").hidden = false;
+  }
+  function copyCommand() {
+    var cmd = document.getElementById("apply-cmd");
+    cmd.focus();
+    cmd.select();
+    var copied = function () { say("copy-note", "copied"); };
+    var fallback = function () { say("copy-note", document.execCommand("copy") ? "copied" : "select it and copy"); };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(cmd.value).then(copied, fallback);
+    else fallback();
   }
 
+  // Loading an edits file back: every check first, then every change, so a file refused
+  // (another file's edits, broken JSON, another version) changes nothing.
+  function importEdits(name, text) {
+    var keep = "; nothing loaded, your edits are unchanged";
+    var obj;
+    try { obj = JSON.parse(text); } catch (e) {
+      return [name + " is not valid JSON (truncated or hand-edited?)" + keep, true];
+    }
+    if (!obj || typeof obj !== "object" || obj.kind !== "fitsub-edits") return [name + " is not a fitsub edits file" + keep, true];
+    if (obj.version !== 1) {
+      return [name + " was written by another version of the review page (edits version " +
+        JSON.stringify(obj.version === undefined ? null : obj.version) + "; this page reads 1)" + keep, true];
+    }
+    var fp = obj.fingerprint || {}, own = meta.fingerprint;
+    if (fp.segments !== own.segments || fp.structure !== own.structure || (fp.source && own.source && fp.source !== own.source)) {
+      return [name + " holds the edits of another file" + (obj.translated ? " (" + obj.translated + ")" : "") +
+        ", not of " + (meta.translated_name || "this page's") + keep, true];
+    }
+    if (!Array.isArray(obj.edits)) return [name + " holds no list of edits" + keep, true];
+    var byIndex = new Map(rows.map(function (r, k) { return [r.i, k]; })), changes = [];
+    for (var n = 0; n < obj.edits.length; n++) {
+      var e = obj.edits[n] || {}, k = byIndex.get(e.index);
+      if (k === undefined || typeof e.text !== "string" || (e.id !== undefined && e.id !== null && String(e.id) !== String(rows[k].id))) {
+        return [name + ": edit " + (n + 1) + " names no segment of this page" + keep, true];
+      }
+      if (typeof e.was === "string" && flat(e.was) !== flat(rows[k].fit)) {
+        return [name + ": segment " + (rows[k].id || k + 1) + " was edited on another translation of it (translated again since?)" + keep, true];
+      }
+      changes.push([k, e.text]);
+    }
+    buildAll();
+    var replaced = 0, last = -1;
+    changes.forEach(function (c) {
+      var st = state[c[0]];
+      if (st.edited && flat(st.text) !== flat(c[1])) replaced++;
+      st.text = c[1]; st.box.value = c[1];
+      autosize(st.box);
+      update(c[0]);
+      last = Math.max(last, c[0]);
+    });
+    save();
+    applyFilters();
+    if (last >= 0) setCurrent(last, true);
+    return ["loaded " + changes.length + " edit(s) from " + name + (replaced ? " (" + replaced + " replaced your own)" : "") +
+      (last >= 0 ? "; going on after segment " + (rows[last].id || last + 1) + " (Alt+\u2193)" : ""), false];
+  }
+  function loadEdits(input) {
+    var file = input.files && input.files[0];
+    if (!file) return;
+    var reader = new FileReader();
+    reader.onload = function () {
+      var said = importEdits(file.name, String(reader.result));
+      say("load-note", said[0], said[1]);
+      input.value = ""; // the same file can be loaded again
+    };
+    reader.onerror = function () { say("load-note", file.name + " could not be read; nothing loaded, your edits are unchanged", true); };
+    reader.readAsText(file);
+  }
+
+  function button(label, cls, id, onClick) {
+    var b = el("button", cls, label);
+    b.type = "button";
+    if (id) b.id = id;
+    b.addEventListener("click", onClick);
+    return b;
+  }
   function header() {
     var h = document.getElementById("head");
     h.appendChild(el("h1", "", meta.title));
     var bar = el("div", "bar");
-    bar.appendChild(el("strong", "", meta.counts.flagged + " of " + meta.counts.translated + " segments flagged"));
+    bar.appendChild(el("strong", "", meta.counts.flagged + " of " + meta.counts.translated + " segments flagged:"));
+    var legend = el("span", "legend");
+    ["error", "budget", "timing"].forEach(function (s) {
+      var item = el("span", "sev " + s, SEV_NAME[s] + " " + meta.counts.by_severity[s]);
+      item.setAttribute("data-sev", s);
+      item.title = meta.checks.legend[s];
+      legend.appendChild(item);
+    });
+    var ed = el("span", "sev edited", "0 edited");
+    ed.id = "edit-count";
+    ed.title = "edited rows: their numbers, names and lengths rechecked as you type; the rest by fitsub apply";
+    legend.appendChild(ed);
+    bar.appendChild(legend);
     var only = el("label");
     var cb = el("input"); cb.type = "checkbox"; cb.id = "only-flagged";
     cb.addEventListener("change", applyFilters);
     only.appendChild(cb); only.appendChild(document.createTextNode(" flagged only"));
     bar.appendChild(only);
     var sc = el("label", "", "score below ");
-    var num = el("input"); num.type = "number"; num.id = "score-below"; num.min = "0"; num.max = "1"; num.step = "0.05"; num.style.width = "5em";
+    var num = el("input"); num.type = "number"; num.id = "score-below"; num.min = "0"; num.max = "1"; num.step = "0.05";
     num.addEventListener("input", applyFilters);
     sc.appendChild(num);
     if (meta.has_scores) bar.appendChild(sc);
     var shown = el("span", "muted"); shown.id = "shown"; bar.appendChild(shown);
-    var count = el("span", ""); count.id = "edit-count"; bar.appendChild(count);
-    var ex = el("button", "export", "Export edits"); ex.type = "button"; ex.id = "export";
-    ex.addEventListener("click", exportEdits);
-    bar.appendChild(ex);
-    var exn = el("span", "muted"); exn.id = "export-note"; bar.appendChild(exn);
+    var load = el("label", "load", "Load edits\u2026");
+    load.title = "go on with an edits file this page exported (same file only)";
+    var file = el("input"); file.type = "file"; file.id = "load"; file.accept = ".json,application/json";
+    file.addEventListener("change", function () { loadEdits(file); });
+    load.appendChild(file);
+    bar.appendChild(load);
+    bar.appendChild(button("Export edits", "export", "export", exportEdits));
     h.appendChild(bar);
+    var notes = el("div", "notes");
+    var ln = el("span", "note"); ln.id = "load-note"; ln.setAttribute("role", "status"); notes.appendChild(ln);
+    var box = el("div", "export-box"); box.id = "export-box"; box.hidden = true;
+    var exn = el("span", "note"); exn.id = "export-note"; box.appendChild(exn);
+    var cmd = el("input", "cmd"); cmd.id = "apply-cmd"; cmd.readOnly = true; cmd.spellcheck = false;
+    cmd.setAttribute("aria-label", "the fitsub apply command");
+    box.appendChild(cmd);
+    box.appendChild(button("Copy", "copy", "copy-cmd", copyCommand));
+    var cn = el("span", "muted"); cn.id = "copy-note"; box.appendChild(cn);
+    notes.appendChild(box);
+    h.appendChild(notes);
     var counts = el("ul", "counts");
     Object.keys(meta.counts.by_flag).forEach(function (name) {
       var n = meta.counts.by_flag[name];
-      var li = el("li"), b = el("button", n ? "" : "zero", name + " " + n);
-      b.type = "button"; b.setAttribute("data-flag", name);
+      var li = el("li"), b = button(name + " " + n, severity(name) + (n ? "" : " zero"), "", function () {
+        filterFlag = filterFlag === name ? "" : name; applyFilters();
+      });
+      b.setAttribute("data-flag", name);
       b.title = meta.counts.meaning[name] || "";
-      b.addEventListener("click", function () { filterFlag = filterFlag === name ? "" : name; applyFilters(); });
       li.appendChild(b); counts.appendChild(li);
     });
     h.appendChild(counts);
-    h.appendChild(el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous line to look at \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box \u00b7 edits are kept in this browser until exported"));
+    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box");
+    keys.title = "Alt+\u2193 stops at errors and over-budget rows not yet edited (timing-only rows and rows you fixed are skipped); edits are kept in this browser until exported";
+    h.appendChild(keys);
   }
 
   document.title = meta.title + " \u2013 review";

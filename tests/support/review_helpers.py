@@ -68,3 +68,43 @@ def export_edits(page: str, texts: dict[int, str]) -> dict[str, Any]:
         "limits": meta["limits"],
         "edits": edits,
     }
+
+
+# A 60-cue talk for the review walk-through: plain lines, and every few cues one the toy
+# backend must cut (a number or a name falls off the end), one too short to read ("Yes." for
+# half a second), one too long for its slot, and one with a long unbroken word (a link).
+_PLAIN = (
+    "We go home now.",
+    "Yes, this is it.",
+    "You and I go home.",
+    "No, not now.",
+    "This is the home of it.",
+    "We are in the home now.",
+)
+
+
+def talk_60() -> str:
+    """The 60-cue talk as SRT (LF line endings)."""
+    cues = []
+    for k in range(60):
+        start = 2000 * k + 1000
+        end = start + 1800
+        if k % 10 == 3:
+            text = f"We go home now, and this is it at {k + 7}"
+        elif k % 10 == 6:
+            text = "Yes, we go home now and this is it with Anna"
+        elif k % 15 == 9:
+            text, end = "Yes.", start + 500
+        elif k % 20 == 12:
+            text, end = "Extraordinarily.", start + 900  # too fast to read in 15 characters
+        elif k == 17:
+            text = "See https://example.org/a-very-long-address-that-has-no-space-to-break-at-all"
+        else:
+            text = _PLAIN[k % len(_PLAIN)]
+        cues.append(f"{k + 1}\n{_clock(start)} --> {_clock(end)}\n{text}\n")
+    return "\n".join(cues)
+
+
+def _clock(ms: int) -> str:
+    s, milli = divmod(ms, 1000)
+    return f"00:{s // 60:02d}:{s % 60:02d},{milli:03d}"

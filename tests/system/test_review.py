@@ -181,3 +181,49 @@ def test_review_option_writes_the_file_and_bad_locations_stop_before_translating
         assert code == 2 and len(err.splitlines()) == 1, (bad, err)
         assert not out.exists()
     assert sum(len(b.calls) for b in toy_cli) == calls  # nothing was translated
+
+
+def test_the_content_security_policy_allows_only_the_pages_own_script_and_style() -> None:
+    import base64
+    import hashlib
+    import re
+
+    doc, segs = translated()
+    page = review_html(doc, segs)  # type: ignore[arg-type]
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert policy is not None
+    rules = dict(rule.strip().split(" ", 1) for rule in policy.group(1).split(";"))
+    assert rules["default-src"] == "'none'" and "unsafe" not in policy.group(1)
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)  # the code, not the JSON data
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert len(scripts) == len(styles) == 1
+
+    def sha(text: str) -> str:
+        digest = hashlib.sha256(text.encode("utf-8")).digest()
+        return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+    assert rules["script-src"] == sha(scripts[0]) and rules["style-src"] == sha(styles[0])
+    assert "fitsubChecks" in scripts[0] and "exportEdits" in scripts[0]  # both parts embedded
+
+
+def test_each_flagged_segment_is_counted_once_by_its_worst_severity() -> None:
+    from fitsub.review_page.live import severity, severity_counts, worst
+
+    assert [severity(n) for n in ("number-changed", "over-budget", "too-short", "too-small")] == [
+        "error",
+        "budget",
+        "timing",
+        "timing",
+    ]
+    assert worst(["too-short", "over-budget", "low-quality"]) == "error"
+    assert worst(["too-short", "over-budget"]) == "budget" and worst([]) is None
+    doc, segs = translated()
+    data = page_data(review_html(doc, segs))  # type: ignore[arg-type]
+    counts = data["meta"]["counts"]
+    assert sum(counts["by_severity"].values()) == counts["flagged"]
+    assert severity_counts([["over-budget"], ["too-short"], [], ["too-short", "unknown-word"]]) == {
+        "error": 1,
+        "budget": 1,
+        "timing": 1,
+    }
+    assert [r["sev"] for r in data["rows"]][2] == "budget"  # "Extraordinarilyino." cannot fit

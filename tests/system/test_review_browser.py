@@ -99,6 +99,23 @@ def test_subtitle_markup_stays_text(tmp_path: Path, browser: Any) -> None:
     assert lines == "<i>Yes, go home now\nand this is it.</i>"  # markup and line break shown
 
 
+def test_a_script_that_got_into_the_page_does_not_run(tmp_path: Path, browser: Any) -> None:
+    translate_with_review(tmp_path)
+    page = tmp_path / "review.html"
+    html = page.read_text(encoding="utf-8")  # as if the escaping had failed somewhere
+    injected = '<script>window.pwned = 3</script><img src=x onerror="window.pwned = 4">'
+    page.write_text(html.replace('<main id="rows">', injected + '<main id="rows">'), "utf-8")
+    browser.get(page.resolve().as_uri())
+    for _ in range(200):
+        if browser.execute_script("return document.body.getAttribute('data-ready')") == "1":
+            break
+        time.sleep(0.02)
+    assert browser.execute_script("return document.body.getAttribute('data-ready')") == "1"
+    assert browser.execute_script("return window.pwned === undefined")  # the page's own ran
+    refused = [e["message"] for e in browser.get_log("browser")]
+    assert any("Content Security Policy" in m for m in refused), refused
+
+
 def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
     tmp_path: Path, browser: Any
 ) -> None:
@@ -107,8 +124,9 @@ def test_keys_walk_the_flagged_lines_and_filters_hide_the_rest(
 
     translate_with_review(tmp_path)
     loaded(browser, tmp_path / "review.html")
-    flagged = browser.execute_script(
-        "return Array.from(document.querySelectorAll('.row.flagged, .row.broken')).map(r => r.id)"
+    flagged = browser.execute_script(  # errors and over budget; timing-only rows skipped
+        "return Array.from(document.querySelectorAll("
+        "'.row.sev-error, .row.sev-budget, .row.broken')).map(r => r.id)"
     )
     assert flagged and "seg-5" not in flagged  # cue 6 fits and carries no flag
     visited = []
