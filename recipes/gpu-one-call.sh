@@ -8,6 +8,7 @@
 #                                                   # trains until MINUTES after it starts, exports
 #                                                   # float16 into $OUT (split into ≤ 15 MB parts)
 #   recipes/gpu-one-call.sh join DIR                # here: join the parts, check the hash
+#                                                   # (DIR: the returned model/ folder)
 #   DEVICE=cpu D_MODEL=64 LAYERS=1+1 MAX_TOKENS=1024 recipes/gpu-one-call.sh train it 1   # the
 #                                                   # same command on the CPU, a tiny shape
 #
@@ -28,7 +29,8 @@ what=${1:?usage: recipes/gpu-one-call.sh prepare|train|join ...}
 LANG_=${2:-it}
 DATA_ROOT=${DATA_ROOT:-../shared/data}
 FITSUB=${FITSUB:-.venv/bin/fitsub}
-stage=build/gpu-$LANG_
+stage=build/gpu-$LANG_       # what travels: prep/ and src/ only
+runs=build/gpu-$LANG_-run   # the run's checkpoints (optimizer state, kept steps): stay where made
 if [[ $LANG_ == all ]]; then
   tgt=it,de,fr,es vocab=16000 layers=4+2
 else
@@ -51,28 +53,28 @@ case "$what" in
       --src en --tgt "$tgt" --dev "$dev" --vocab-size "$vocab" --out "$stage/prep"
     rm -rf "$stage/src" && mkdir -p "$stage/src"
     cp -r fitsub "$stage/src/" && find "$stage/src" -name __pycache__ -prune -exec rm -rf {} +
-    du -sh "$stage" "$stage/prep" "$stage/src"
+    du -sh "$stage/prep" "$stage/src"
     echo "carry $stage; on the GPU machine: recipes/gpu-one-call.sh train $LANG_ MINUTES"
     ;;
   train)
     MINUTES=${3:?usage: recipes/gpu-one-call.sh train LANG|all MINUTES}
-    # what comes back: $OUT (the device tool's folder) or build/gpu-LANG/out; the run's
-    # checkpoints (optimizer state, kept steps) stay in build/gpu-LANG/run
-    OUT=${OUT:-$stage/out}
+    # what comes back: $OUT (the device tool's folder) or build/gpu-LANG-run/out; the run's
+    # checkpoints (optimizer state, kept steps) stay in build/gpu-LANG-run/run
+    OUT=${OUT:-$runs/out}
     mkdir -p "$OUT"
     root=$PWD
     [[ $OUT == /* ]] || OUT=$root/$OUT
     # from the bare copy: `python -m fitsub` needs torch, numpy, sentencepiece, safetensors,
     # typer, rich and sacrebleu, nothing installed from this repository
     (cd "$stage/src" && "${PYTHON:-python3}" -m fitsub train --prepared "$root/$stage/prep" \
-      --out "$root/$stage/run" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
+      --out "$root/$runs/run" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
       --dropout "${DROPOUT:-0.3}" \
       --method ldpe+pe --noise 4 --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
       --lr "${LR:-0.002}" --warmup "${WARMUP:-800}" --lr-schedule deadline \
       --eval-every "${EVAL_EVERY:-400}" --bleu-sentences 200 --patience 0 --keep-checkpoints 5 \
       --seed 1 --device "${DEVICE:-cuda}" --max-time "${MINUTES}m" --export "$OUT/model" \
       ${EXTRA_ARGS:-}) 2>&1 | tee "$OUT/train.txt"
-    cp "$root/$stage/run/train_log.jsonl" "$OUT/model/" 2>/dev/null || true
+    cp "$root/$runs/run/train_log.jsonl" "$OUT/model/" 2>/dev/null || true
     (cd "$OUT/model" && sha256sum model.safetensors > model.sha256 \
       && split -b 15M -d model.safetensors model.safetensors.part- && rm model.safetensors)
     ls -la "$OUT/model"
