@@ -12,6 +12,27 @@ class FitsubError(Exception):
     exit_code = 1
 
 
+class Interrupted(FitsubError):
+    """Ctrl-C during a run of several files: which outputs were written before it (exit 130)."""
+
+    exit_code = 130
+
+    def __init__(self, written: list[str], total: int) -> None:
+        self.written = written
+        self.total = total
+        if not written:
+            text = "interrupted, nothing written"
+        else:
+            shown = ", ".join(written[:10]) + (
+                f" and {len(written) - 10} more" if len(written) > 10 else ""
+            )
+            text = (
+                f"interrupted after writing {len(written)} of {total} files ({shown}); "
+                "nothing else written"
+            )
+        super().__init__(text)
+
+
 class InputError(FitsubError):
     """Bad input or usage: one line naming the file, the line (when known) and the problem; exit 2.
 

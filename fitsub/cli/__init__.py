@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from fitsub.cli.console import error_text, fail, flag_name, printable, progress_bar, say
-from fitsub.errors import FitsubError
+from fitsub.errors import FitsubError, Interrupted
 from fitsub.threads import prepare_cpu
 
 if TYPE_CHECKING:  # typer carries its own copy of click: the group's types are its
@@ -252,6 +252,9 @@ def main(argv: list[str] | None = None) -> None:
     except Abort:
         say("fitsub: aborted")
         raise SystemExit(1) from None
+    except Interrupted as err:  # a batch: the files written before Ctrl-C, named
+        say(f"fitsub: {err}")
+        raise SystemExit(INTERRUPTED) from None
     except FitsubError as err:
         if debug or os.environ.get(_DEBUG_ENV):
             raise
