@@ -189,7 +189,7 @@ def _read_json(path: Path, data: str) -> EditSet:
     if isinstance(version, bool) or version != VERSION:
         raise InputError(path, f"edits file version {version!r}; this fitsub reads 1")
     fp = sj.table(path, "edits file: 'fingerprint'", obj.get("fingerprint"))
-    sj.whole(path, "edits file: fingerprint 'segments'", fp.get("segments"), 0, 10**9)
+    sj.whole(path, "edits file: fingerprint 'segments'", fp.get("segments"), least=0, most=10**9)
     sj.text(path, "edits file: fingerprint 'structure'", fp.get("structure"))
     sj.text(path, "edits file: fingerprint 'source'", fp.get("source"), optional=True)
     lang = sj.text(path, "edits file: 'lang'", obj.get("lang"), optional=True)
@@ -205,7 +205,7 @@ def _read_json(path: Path, data: str) -> EditSet:
     for k, item in enumerate(items):
         where = f"edit {k + 1}"
         item = sj.table(path, where, item)
-        index = sj.whole(path, f"{where}: 'index'", item.get("index"), 0, 10**9)
+        index = sj.whole(path, f"{where}: 'index'", item.get("index"), least=0, most=10**9)
         seg_id = sj.text(path, f"{where}: 'id'", item.get("id"), optional=True)
         new = sj.text(path, f"{where}: 'text'", item.get("text"))
         assert new is not None
@@ -219,7 +219,7 @@ def _read_json(path: Path, data: str) -> EditSet:
                 was=sj.text(path, f"{where}: 'was'", item.get("was"), optional=True),
                 budget=None
                 if budget is None
-                else sj.whole(path, f"{where}: 'budget'", budget, 0, 10**9),
+                else sj.whole(path, f"{where}: 'budget'", budget, least=0, most=10**9),
             )
         )
     return EditSet(path, tuple(edits), fp, lang, limits)
@@ -230,8 +230,10 @@ def _read_limits(path: Path, value: object) -> Limits:
     where = "edits file: limits"
     speed = lim.get("reading_speed", True)
     return Limits(
-        cpl=sj.whole(path, f"{where} 'cpl'", lim.get("cpl"), 1, int(MOST["cpl"])),
-        lines=sj.whole(path, f"{where} 'lines'", lim.get("lines"), 1, int(MOST["lines"])),
+        cpl=sj.whole(path, f"{where} 'cpl'", lim.get("cpl"), least=1, most=int(MOST["cpl"])),
+        lines=sj.whole(
+            path, f"{where} 'lines'", lim.get("lines"), least=1, most=int(MOST["lines"])
+        ),
         cps=sj.number(path, f"{where} 'cps'", lim.get("cps"), MOST["cps"]),
         reading_speed=sj.flag(path, f"{where} 'reading_speed'", speed),
     )

@@ -162,7 +162,7 @@ def custom_profile(
                 )
         if key in ("cpl", "lines", "min_duration_ms", "min_gap_ms") and not isinstance(value, int):
             raise ValueError(f"profile {name!r}: {key} must be a whole number, got {value!r}")
-        if value > MOST[key]:  # type: ignore[operator]
+        if value > MOST[key]:
             raise ValueError(
                 f"profile {name!r}: {key} must be at most {int(MOST[key]):,}, got {value!r}"
             )

@@ -55,7 +55,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def whole(path: Path | None, where: str, value: Any, least: int, most: int) -> int:
+def whole(path: Path | None, where: str, value: Any, *, least: int, most: int) -> int:
     """`value` when it is a whole number (not a bool, not a string) from `least` to `most`."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(path, f"{where} must be a whole number, got {_kind(value)}")

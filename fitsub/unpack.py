@@ -90,7 +90,14 @@ def check_zip_parts(
                     while chunk := part.read(CHUNK):
                         n += len(chunk)
                         total += len(chunk)
-                        _check_sizes(info.filename, n, most, total, total_limit, path)
+                        _check_sizes(
+                            info.filename,
+                            n=n,
+                            most=most,
+                            total=total,
+                            total_limit=total_limit,
+                            path=path,
+                        )
                         crc = zlib.crc32(chunk, crc)
                 if n != info.file_size or crc != info.CRC:
                     said = f"{info.file_size:,} bytes" if n != info.file_size else "another CRC-32"
