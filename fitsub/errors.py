@@ -13,19 +13,22 @@ class FitsubError(Exception):
 
 
 class Interrupted(FitsubError):
-    """Ctrl-C during a run of several files: which outputs were written before it (exit 130)."""
+    """Ctrl-C after some files were written: which ones (exit 130). `total`: the number of
+    input files of a batch (None: one input, whose output, report and review are listed)."""
 
     exit_code = 130
 
-    def __init__(self, written: list[str], total: int) -> None:
+    def __init__(self, written: list[str], total: int | None = None) -> None:
         self.written = written
         self.total = total
+        shown = ", ".join(written[:10]) + (
+            f" and {len(written) - 10} more" if len(written) > 10 else ""
+        )
         if not written:
             text = "interrupted, nothing written"
+        elif total is None:
+            text = f"interrupted after writing {shown}; nothing else written"
         else:
-            shown = ", ".join(written[:10]) + (
-                f" and {len(written) - 10} more" if len(written) > 10 else ""
-            )
             text = (
                 f"interrupted after writing {len(written)} of {total} files ({shown}); "
                 "nothing else written"

@@ -198,6 +198,27 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
     )
 
 
+def test_ctrl_c_after_the_output_is_written_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one input: the output is written first, then --report; Ctrl-C in between
+    import fitsub.cli.translate
+
+    srt = tmp_path / "a.srt"
+    srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
+
+    def interrupt(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fitsub.cli.translate, "write_report", interrupt)
+    report = tmp_path / "r.json"
+    res = cli(["translate", str(srt), "--model", "identity", "-q", "--report", str(report)])
+    assert res.code == 130
+    out = tmp_path / "a.it.srt"
+    assert res.err.strip() == f"fitsub: interrupted after writing {out}; nothing else written"
+    assert out.read_bytes() == srt.read_bytes() and not report.exists()
+
+
 def test_out_dir_never_writes_through_a_link_leading_outside(tmp_path: Path) -> None:
     inputs, out_dir, outside = tmp_path / "in", tmp_path / "out", tmp_path / "secret.srt"
     inputs.mkdir(), out_dir.mkdir()
