@@ -4,9 +4,14 @@ Detection order (first that applies wins):
 
 0. an encoding the user names (``--encoding cp1252``): that one, strictly (an undecodable byte
    is an `InputError` naming its line and byte offset);
-1. a byte-order mark: UTF-8 (``utf-8-sig``), UTF-16 LE (``utf-16``), UTF-16 BE (``utf-16-be``
-   with `Decoded.bom`); the file is written back with the same encoding and byte order;
-2. NUL bytes, or more than 1 % control characters → not a text file (`InputError`);
+1. a byte-order mark: UTF-8 (``utf-8-sig``), UTF-32 LE (``utf-32``), UTF-32 BE (``utf-32-be``
+   with `Decoded.bom`), UTF-16 LE (``utf-16``), UTF-16 BE (``utf-16-be`` with `Decoded.bom`);
+   UTF-32's marks are looked for first (UTF-32 LE's begins with UTF-16 LE's); the file is
+   written back with the same encoding and byte order;
+2. NUL bytes: UTF-16 or UTF-32 without a byte-order mark when exactly one of the four byte
+   orders decodes to text (`fitsub.wide_text`), written back without a mark; else not a text
+   file (`InputError` saying to name the encoding with ``--encoding``). More than 1 % control
+   characters → not a text file;
 3. strict UTF-8 → ``utf-8``;
 4. bytes that are UTF-8 except for some invalid ones (the file holds at least as many valid
    multi-byte UTF-8 sequences as invalid bytes) → `InputError` naming the line and byte offset of the first bad
@@ -45,12 +50,24 @@ _CLOSE_CHAOS = 0.15  # cp1252 is kept when its chaos is within this of the best 
 # (byte-order mark, the encoding fitsub reports and writes, the codec that decodes the rest)
 _BOMS: tuple[tuple[bytes, str, str], ...] = (
     (codecs.BOM_UTF8, "utf-8-sig", "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32", "utf-32-le"),  # before UTF-16 LE's mark: its prefix
+    (codecs.BOM_UTF32_BE, "utf-32-be", "utf-32-be"),
     (codecs.BOM_UTF16_LE, "utf-16", "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be", "utf-16-be"),
 )
-# Encodings written with a byte-order mark in front: "utf-16" is always little-endian here
-# (not the host's order), "utf-16-be" gets its BOM when the input had one (`Decoded.bom`).
-_WRITE_BOM = {"utf-16": (codecs.BOM_UTF16_LE, "utf-16-le")}
+# Encodings written with a byte-order mark in front: "utf-16" / "utf-32" are always
+# little-endian here (not the host's order), "utf-16-be" / "utf-32-be" get their BOM when the
+# input had one (`Decoded.bom`).
+_WRITE_BOM = {
+    "utf-16": (codecs.BOM_UTF16_LE, "utf-16-le"),
+    "utf-32": (codecs.BOM_UTF32_LE, "utf-32-le"),
+}
+_MARKED = {  # the byte-order mark `bom=True` puts in front of an explicit byte order
+    "utf-16-be": codecs.BOM_UTF16_BE,
+    "utf-16-le": codecs.BOM_UTF16_LE,
+    "utf-32-be": codecs.BOM_UTF32_BE,
+    "utf-32-le": codecs.BOM_UTF32_LE,
+}
 # A valid UTF-8 sequence of two to four bytes: its presence marks a file as meant to be UTF-8.
 _UTF8_MULTIBYTE = re.compile(
     rb"[\xc2-\xdf][\x80-\xbf]|\xe0[\xa0-\xbf][\x80-\xbf]|[\xe1-\xec\xee\xef][\x80-\xbf]{2}"
@@ -145,10 +162,20 @@ def decode_bytes(
                 raise InputError(
                     path, f"{bad.problem} after a {codec} byte-order mark", bad.line
                 ) from None
-            decoded = _finish(text.lstrip("\ufeff"), name, path, bom=name == "utf-16-be")
+            big = name in ("utf-16-be", "utf-32-be")
+            decoded = _finish(text.lstrip("\ufeff"), name, path, bom=big)
             return replace(decoded, detected_by="bom")
     if b"\x00" in data:
-        raise InputError(path, "binary file (contains NUL bytes), not subtitle or slide text")
+        from fitsub.wide_text import guess_wide
+
+        wide = guess_wide(data)
+        if wide is None:
+            raise InputError(
+                path,
+                "binary file (contains NUL bytes), not subtitle or slide text; if it is text "
+                "in UTF-16 or UTF-32, name its encoding (e.g. --encoding utf-16-le)",
+            )
+        return replace(_finish(data.decode(wide), wide, path), detected_by="detected")
     try:
         return _finish(data.decode("utf-8"), "utf-8", path)  # detected_by "utf-8"
     except UnicodeDecodeError as err:
@@ -250,10 +277,10 @@ def _decode_as(data: bytes, encoding: str, path: str | Path | None) -> Decoded:
     bom = False
     if name in ("utf-8", "utf-8-sig") and data.startswith(codecs.BOM_UTF8):
         data, name = data[len(codecs.BOM_UTF8) :], "utf-8-sig"
-    elif name == "utf-16-be" and data.startswith(codecs.BOM_UTF16_BE):
-        data, bom = data[2:], True
-    elif name == "utf-16-le" and data.startswith(codecs.BOM_UTF16_LE):
-        data, name = data[2:], "utf-16"
+    elif name in ("utf-16-be", "utf-32-be") and data.startswith(_MARKED[name]):
+        data, bom = data[len(_MARKED[name]) :], True
+    elif name in ("utf-16-le", "utf-32-le") and data.startswith(_MARKED[name]):
+        data, name = data[len(_MARKED[name]) :], name[:6]  # "utf-16" / "utf-32": LE, marked
     try:
         text = data.decode("utf-8" if name == "utf-8-sig" else name)
     except UnicodeDecodeError as err:
@@ -265,7 +292,9 @@ def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False
     controls = sum(text.count(ch) for ch in _CONTROL)  # C loops, not one Python step per char
     if controls and controls > _MAX_CONTROL_SHARE * len(text):
         raise InputError(
-            path, f"binary file ({controls} control characters), not subtitle or slide text"
+            path,
+            f"binary file ({controls} control characters), not subtitle or slide text; if it "
+            "is text, name its encoding (e.g. --encoding utf-16-le)",
         )
     if not text or text.isspace():
         raise InputError(path, "empty file")
@@ -309,16 +338,16 @@ def encode_text(
 ) -> bytes:
     """Encode `text` (newlines already final); `InputError` naming the first unencodable char.
 
-    ``utf-16`` is written little-endian with its byte-order mark whatever the host's order;
-    `bom` puts the byte-order mark in front of ``utf-16-be`` / ``utf-16-le`` (as read).
+    ``utf-16`` / ``utf-32`` are written little-endian with their byte-order mark whatever the
+    host's order; `bom` puts the mark in front of ``utf-16-be`` / ``utf-32-be`` (as read).
     """
     try:
         codecs.lookup(encoding)
     except LookupError:
         raise InputError(path, f"unknown encoding {encoding!r}") from None
     prefix, codec = _WRITE_BOM.get(encoding, (b"", encoding))
-    if bom and codec in ("utf-16-be", "utf-16-le"):
-        prefix = codecs.BOM_UTF16_BE if codec == "utf-16-be" else codecs.BOM_UTF16_LE
+    if bom and codec in _MARKED:
+        prefix = _MARKED[codec]
     try:
         return prefix + text.encode(codec)
     except UnicodeEncodeError as err:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.errors import InputError
-from fitsub.profiles import BUILTIN, Profile, custom_profile
+from fitsub.profiles import BUILTIN, MOST, Profile, custom_profile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -104,6 +104,10 @@ def parse_settings(data: Mapping[str, Any], path: Path | None) -> Settings:
                 or value <= 0
             ):
                 raise InputError(path, f"[defaults] {key} must be a positive number, got {value!r}")
+            if value > MOST[key]:
+                raise InputError(
+                    path, f"[defaults] {key} must be at most {int(MOST[key]):,}, got {value!r}"
+                )
             defaults[key] = float(value)
         else:
             known = ", ".join([*DEFAULT_KEYS, *NUMBER_KEYS])

@@ -38,11 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fitsub import strict_json as sj
 from fitsub.budget import Limits
-from fitsub.document import MAX_SEGMENT_CHARS, Document, Format
+from fitsub.document import MAX_SEGMENT_CHARS, TIMED_FORMATS, Document, Format
 from fitsub.errors import InputError
 from fitsub.markup import protect
 from fitsub.markup.tags import strip_markup
+from fitsub.profiles import MOST
 from fitsub.units import char_length
 
 KIND = "fitsub-edits"
@@ -175,60 +177,66 @@ def read_edits(path: Path) -> EditSet:
     raise InputError(path, "not an edits file: neither the review page's JSON nor a review TSV")
 
 
-def _field(path: Path, obj: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
-    value = obj.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
-        raise InputError(path, f"edits file: {key!r} missing or of the wrong type")
-    return value
+_LANG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 
 
-def _read_json(path: Path, text: str) -> EditSet:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(
-            path, f"edits file is not valid JSON (truncated?): {err.msg}", line=err.lineno
-        ) from None
-    if not isinstance(obj, dict) or obj.get("kind") != KIND:
+def _read_json(path: Path, data: str) -> EditSet:
+    """The page's export, every field checked for its type and range (`fitsub.strict_json`)."""
+    obj = sj.table(path, "edits file", sj.loads(data, path, "edits file"))
+    if obj.get("kind") != KIND:
         raise InputError(path, f'not a fitsub edits file (no "kind": "{KIND}")')
-    if obj.get("version") != VERSION:
-        raise InputError(path, f"edits file version {obj.get('version')!r}; this fitsub reads 1")
-    fp = _field(path, obj, "fingerprint", dict)
-    _field(path, fp, "segments", int)
-    _field(path, fp, "structure", str)
-    limits = None
-    if isinstance(obj.get("limits"), dict):
-        lim = obj["limits"]
-        try:
-            limits = Limits(
-                cpl=int(lim["cpl"]),
-                lines=int(lim["lines"]),
-                cps=float(lim["cps"]),
-                reading_speed=bool(lim.get("reading_speed", True)),
-            )
-        except (KeyError, TypeError, ValueError) as err:
-            raise InputError(path, f"edits file: bad limits ({err})") from None
+    version = obj.get("version")
+    if isinstance(version, bool) or version != VERSION:
+        raise InputError(path, f"edits file version {version!r}; this fitsub reads 1")
+    fp = sj.table(path, "edits file: 'fingerprint'", obj.get("fingerprint"))
+    sj.whole(path, "edits file: fingerprint 'segments'", fp.get("segments"), least=0, most=10**9)
+    sj.text(path, "edits file: fingerprint 'structure'", fp.get("structure"))
+    sj.text(path, "edits file: fingerprint 'source'", fp.get("source"), optional=True)
+    lang = sj.text(path, "edits file: 'lang'", obj.get("lang"), optional=True)
+    if lang is not None and _LANG.fullmatch(lang) is None:
+        raise InputError(
+            path, f"edits file: 'lang' must be a language code (it, pt-BR), got {lang!r}"
+        )
+    limits = None if obj.get("limits") is None else _read_limits(path, obj["limits"])
     edits = []
-    for k, item in enumerate(_field(path, obj, "edits", list)):
-        if not isinstance(item, dict):
-            raise InputError(path, f"edit {k + 1} is not an object")
-        index = _field(path, item, "index", int)
-        seg_id = item.get("id")
-        where = f"segment {seg_id if seg_id is not None else index + 1}"
-        new = check_text(path, where, _field(path, item, "text", str))
-        was = item.get("was")
+    items = obj.get("edits")
+    if not isinstance(items, list):
+        raise InputError(path, "edits file: 'edits' must be an array")
+    for k, item in enumerate(items):
+        where = f"edit {k + 1}"
+        item = sj.table(path, where, item)
+        index = sj.whole(path, f"{where}: 'index'", item.get("index"), least=0, most=10**9)
+        seg_id = sj.text(path, f"{where}: 'id'", item.get("id"), optional=True)
+        new = sj.text(path, f"{where}: 'text'", item.get("text"))
+        assert new is not None
+        name = f"segment {seg_id if seg_id is not None else index + 1}"
         budget = item.get("budget")
         edits.append(
             Edit(
                 index=index,
-                id=None if seg_id is None else str(seg_id),
-                text=new,
-                was=was if isinstance(was, str) else None,
-                budget=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
+                id=seg_id,
+                text=check_text(path, name, new),
+                was=sj.text(path, f"{where}: 'was'", item.get("was"), optional=True),
+                budget=None
+                if budget is None
+                else sj.whole(path, f"{where}: 'budget'", budget, least=0, most=10**9),
             )
         )
-    lang = obj.get("lang")
-    return EditSet(path, tuple(edits), fp, lang if isinstance(lang, str) else None, limits)
+    return EditSet(path, tuple(edits), fp, lang, limits)
+
+
+def _read_limits(path: Path, value: object) -> Limits:
+    lim = sj.table(path, "edits file: 'limits'", value)
+    where = "edits file: limits"
+    speed = lim.get("reading_speed", True)
+    return Limits(
+        cpl=sj.whole(path, f"{where} 'cpl'", lim.get("cpl"), least=1, most=int(MOST["cpl"])),
+        lines=sj.whole(
+            path, f"{where} 'lines'", lim.get("lines"), least=1, most=int(MOST["lines"])
+        ),
+        cps=sj.number(path, f"{where} 'cps'", lim.get("cps"), MOST["cps"]),
+        reading_speed=sj.flag(path, f"{where} 'reading_speed'", speed),
+    )
 
 
 def _tsv_unescape(cell: str) -> str:
@@ -312,8 +320,18 @@ def match_edits(
                 timestamp(seg.end_ms),
             ):
                 raise InputError(where, f"segment {edit.id}: timing differs from {doc.path}")
-        elif not 0 <= index < n or (edit.id is not None and doc.segments[index].id != edit.id):
-            raise InputError(where, f"unknown segment {edit.id or index + 1} (not in {doc.path})")
+        elif not 0 <= index < n:
+            raise InputError(
+                where, f"edit {k + 1}: index {index} is past the last segment of {doc.path} ({n})"
+            )
+        elif edit.id is not None and doc.segments[index].id != edit.id:
+            have = doc.segments[index].id
+            raise InputError(
+                where,
+                f"edit {k + 1}: index {index} is segment "
+                f"{'without an id' if have is None else repr(have)} in {doc.path}, but the edit "
+                f"names id {edit.id!r}",
+            )
         if index in seen:
             raise InputError(where, f"segment {edit.id or index + 1} edited twice")
         seen.add(index)
@@ -323,6 +341,12 @@ def match_edits(
             continue  # already so in the file: left untouched
         if not seg.translatable or not current:
             raise InputError(where, f"segment {edit.id or index + 1} holds no text to edit")
+        if doc.format in TIMED_FORMATS and "-->" in edit.text:
+            raise InputError(
+                where,
+                f"segment {edit.id or index + 1}: the edit holds '-->', which a {doc.format} cue "
+                "cannot keep (it reads as a timing line); write it otherwise ('->', '→')",
+            )
         if edit.was is not None and flat(edit.was) != current:
             raise InputError(
                 where,

@@ -12,6 +12,30 @@ class FitsubError(Exception):
     exit_code = 1
 
 
+class Interrupted(FitsubError):
+    """Ctrl-C after some files were written: which ones (exit 130). `total`: the number of
+    input files of a batch (None: one input, whose output, report and review are listed)."""
+
+    exit_code = 130
+
+    def __init__(self, written: list[str], total: int | None = None) -> None:
+        self.written = written
+        self.total = total
+        shown = ", ".join(written[:10]) + (
+            f" and {len(written) - 10} more" if len(written) > 10 else ""
+        )
+        if not written:
+            text = "interrupted, nothing written"
+        elif total is None:
+            text = f"interrupted after writing {shown}; nothing else written"
+        else:
+            text = (
+                f"interrupted after writing {len(written)} of {total} files ({shown}); "
+                "nothing else written"
+            )
+        super().__init__(text)
+
+
 class InputError(FitsubError):
     """Bad input or usage: one line naming the file, the line (when known) and the problem; exit 2.
 

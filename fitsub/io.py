@@ -21,7 +21,6 @@ import io
 import os
 import stat
 import tempfile
-import zlib
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
@@ -279,16 +278,29 @@ def gzip_text(text: str) -> bytes:
     return buf.getvalue()
 
 
+# The most a model's word list (lexicon, word links) may decompress to: the shipped ones are
+# 0.5-4 MB; a gzip bomb stops here (`fitsub.unpack`), the file and the limit named.
+MAX_MODEL_TEXT = 32 * 2**20
+
+
 def read_gzip_text(path: Path, what: str) -> str:
-    """The text of a UTF-8 file, gzip or plain; InputError (one line) naming `what` when it
-    cannot be read, is not readable gzip or not UTF-8."""
+    """The text of a UTF-8 file, gzip or plain, of at most `MAX_MODEL_TEXT` bytes (decompressed,
+    counted as they come out); InputError (one line) naming `what` when it cannot be read, is
+    larger, is not readable gzip or not UTF-8."""
+    from fitsub.unpack import gunzip_bounded
+
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read(MAX_MODEL_TEXT + 1)
     except OSError as err:
         raise InputError(path, f"cannot read {what}: {err.strerror or err}") from err
+    if len(raw) > MAX_MODEL_TEXT:
+        raise InputError(path, f"{what} larger than {MAX_MODEL_TEXT // 2**20} MiB; refusing it")
+    if raw[:2] == b"\x1f\x8b":
+        raw = gunzip_bounded(raw, MAX_MODEL_TEXT, path, what)
     try:
-        return gzip.decompress(raw).decode("utf-8") if raw[:2] == b"\x1f\x8b" else raw.decode()
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise InputError(path, f"corrupt {what} (not readable gzip / UTF-8 text): {err}") from err
 
 

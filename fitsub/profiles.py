@@ -126,6 +126,11 @@ def netflix_for(lang: str) -> str | None:
 
 
 PROFILE_FIELDS = ("cpl", "lines", "cps", "min_duration_ms", "min_gap_ms", "ratio", "min_ratio")
+# The largest value each numeric setting takes, in a profile, fitsub.toml or on the command line
+# (far above any real use: a subtitle line of 1,000,000 characters; one hour between cues).
+MOST: dict[str, float] = {"ratio": 1000, "min_ratio": 1000, "cpl": 1_000_000, "lines": 10_000,
+                          "cps": 1_000_000, "min_duration_ms": 3_600_000,
+                          "min_gap_ms": 3_600_000}  # fmt: skip
 
 
 def custom_profile(
@@ -157,6 +162,10 @@ def custom_profile(
                 )
         if key in ("cpl", "lines", "min_duration_ms", "min_gap_ms") and not isinstance(value, int):
             raise ValueError(f"profile {name!r}: {key} must be a whole number, got {value!r}")
+        if value > MOST[key]:
+            raise ValueError(
+                f"profile {name!r}: {key} must be at most {int(MOST[key]):,}, got {value!r}"
+            )
         changes[key] = value
     return replace(base, **changes)  # type: ignore[arg-type]
 

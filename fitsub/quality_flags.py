@@ -188,10 +188,15 @@ def number_changes(
     source: str, output: str, src_lang: str | None = None, tgt_lang: str | None = None
 ) -> tuple[list[str], list[str]]:
     """(numbers of the source missing from the output, numbers the output adds); number words
-    read in `src_lang` / `tgt_lang` when given."""
+    read in `src_lang` / `tgt_lang` when given.
+
+    A number word the output copies from the source ("ten" left in English, as `--model
+    identity` leaves every word) is read in the source's language too: it is not missing.
+    """
     src, out = Counter(numbers(source, src_lang)), Counter(numbers(output, tgt_lang))
+    kept = out | Counter(numbers(output, src_lang)) if src_lang != tgt_lang else out
     inside = compound_values(output, tgt_lang) if tgt_lang else set()
-    lost = [n for n in sorted((src - out).elements()) if n not in inside]
+    lost = [n for n in sorted((src - kept).elements()) if n not in inside]
     return lost, sorted((out - src).elements())
 
 

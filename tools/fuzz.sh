@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Long fuzz run: N mutated SRT / WebVTT / slide files through `fitsub translate` (in-process,
+# Long fuzz run: N mutated SRT / WebVTT / slide files (UTF-32 and BOM-less UTF-16 / UTF-32, empty
+# WebVTT / ASS, ASS drawings among the mutations) through `fitsub translate` (in-process,
 # toy backend, no model), outcomes per mutation. Usage: tools/fuzz.sh [N=10000] [SEED=18]
 # Failing inputs are saved beside the temporary folder (the path is printed with each failure).
 set -euo pipefail

@@ -20,7 +20,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from fitsub.cli.console import error_text, fail, flag_name, printable, progress_bar, say
-from fitsub.errors import FitsubError
+from fitsub.errors import FitsubError, Interrupted
 from fitsub.threads import prepare_cpu
 
 if TYPE_CHECKING:  # click's types, as typer's public objects carry them (typer >= 0.26 has
@@ -316,6 +316,9 @@ def main(argv: list[str] | None = None) -> None:
     except abort:
         say("fitsub: aborted")
         raise SystemExit(1) from None
+    except Interrupted as err:  # a batch: the files written before Ctrl-C, named
+        say(f"fitsub: {err}")
+        raise SystemExit(INTERRUPTED) from None
     except FitsubError as err:
         if debug or os.environ.get(_DEBUG_ENV):
             raise

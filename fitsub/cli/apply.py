@@ -71,6 +71,15 @@ def apply_cmd(
     limits = _limits(edits=edits, translated=translated, lang=lang, cpl=cpl, lines=lines, cps=cps)
     chosen = lang or edits.lang or _lang_from_name(translated) or "it"
     if not changed:
+        if output is not None and not _same_path(out, translated):
+            data, encoding = document_bytes(doc, out)  # -o NEW: NEW is written all the same
+            atomic_write_bytes(out, data)
+            if not quiet:
+                say(
+                    f"no line to change: {printable(translated)} already holds every edit; "
+                    f"wrote it unchanged to {printable(out)} ({encoding})"
+                )
+            return
         if not quiet:
             say(f"no line to change: {printable(translated)} already holds every edit")
         return
@@ -80,6 +89,13 @@ def apply_cmd(
     _report(applied, out, encoding, len(edits.edits), quiet)
     if strict and applied.broken:
         raise typer.Exit(STRICT_EXIT)
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and a.samefile(b))
+    except OSError:
+        return False
 
 
 def _lang_from_name(path: Path) -> str | None:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from fitsub.errors import InputError
+from fitsub.profiles import MOST  # (the largest value each numeric option takes)
 
 DEVICES = ("auto", "cpu", "cuda")
 STRICT_EXIT = 3  # `translate --strict`: some segment carries a quality flag
@@ -63,11 +64,6 @@ def check_device(device: str) -> str:
     if device not in DEVICES:
         raise InputError(None, f"must be auto, cpu or cuda, got {device!r}", setting="device")
     return device
-
-
-# The largest value a numeric option takes (far above any real use; nan and inf are refused).
-MOST: dict[str, float] = {"ratio": 1000, "min_ratio": 1000, "cpl": 1_000_000, "lines": 10_000,
-                          "cps": 1_000_000}  # fmt: skip
 
 
 def check_positive(setting: str, value: float | None) -> None:

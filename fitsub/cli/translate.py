@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from fitsub.backend import TranslationBackend
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
@@ -35,14 +36,19 @@ from fitsub.cli.options import (
 from fitsub.cli.translate_batch import translate_batch
 from fitsub.cli.translation import Run
 from fitsub.document import Document
-from fitsub.errors import InputError
+from fitsub.errors import InputError, Interrupted
 from fitsub.formats import EXTENSIONS, with_target_language
 from fitsub.glossary import load_glossary
 from fitsub.identity import is_identity
 from fitsub.io import STDIO, check_output_path, expand_inputs
 from fitsub.lengthpred.policy import check_policy
 from fitsub.many_files import encoding_info
-from fitsub.pipeline import TranslationResult, summarize_results, translate_document
+from fitsub.pipeline import (
+    TranslateOptions,
+    TranslationResult,
+    summarize_results,
+    translate_document,
+)
 from fitsub.report import (
     comparison_json,
     comparison_table,
@@ -278,7 +284,51 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
         if is_identity(backend.name)
         else with_target_language(result.document, run.lang)
     )
-    encoding = write_output(translated, out)
+    written: list[str] = []  # what Ctrl-C from here on leaves written (errors.Interrupted)
+    try:
+        encoding = write_output(translated, out)
+        written.append("standard output" if str(out) == STDIO else printable(str(out)))
+        _write_extras(
+            run=run,
+            src=src,
+            out=out,
+            doc=doc,
+            backend=backend,
+            result=result,
+            translated=translated,
+            review=review,
+            opts=opts,
+            encoding=encoding,
+            written=written,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(written) from None
+    if not run.quiet:
+        _show(run, src=src, out=out, doc=doc, result=result, encoding=encoding, console=console)
+    # What the output lost (markup it cannot carry, glossary terms) is shown even with --quiet.
+    loud = Console(stderr=True)
+    for warning in result.warnings:
+        loud.print(Text.assemble(("warning:", "yellow"), f" {src}: {warning}"), soft_wrap=True)
+    flagged = sum(1 for r in result.segments if r.flags)
+    if run.strict and flagged:
+        console.print(f"--strict: {flagged} segment(s) carry quality flags; exit {STRICT_EXIT}")
+        raise typer.Exit(STRICT_EXIT)
+
+
+def _write_extras(
+    run: Run,
+    src: Path,
+    out: Path,
+    doc: Document,
+    backend: TranslationBackend,
+    result: TranslationResult,
+    translated: Document,
+    review: Path | None,
+    opts: TranslateOptions,
+    encoding: str,
+    written: list[str],
+) -> None:
+    """The --report and --review files of one translated file, each named in `written`."""
     if run.report is not None:
         meta = {
             **run.meta,
@@ -290,6 +340,7 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
             "model": backend.name,
         }
         write_report(run.report, result.segments, summarize_results(result.segments), meta)
+        written.append(printable(str(run.report)))
     if review is not None:
         write_review(
             review,
@@ -301,16 +352,7 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
             lang=run.lang,
             output=None if str(out) == STDIO else out,
         )
-    if not run.quiet:
-        _show(run, src=src, out=out, doc=doc, result=result, encoding=encoding, console=console)
-    # What the output lost (markup it cannot carry, glossary terms) is shown even with --quiet.
-    loud = Console(stderr=True)
-    for warning in result.warnings:
-        loud.print(Text.assemble(("warning:", "yellow"), f" {src}: {warning}"), soft_wrap=True)
-    flagged = sum(1 for r in result.segments if r.flags)
-    if run.strict and flagged:
-        console.print(f"--strict: {flagged} segment(s) carry quality flags; exit {STRICT_EXIT}")
-        raise typer.Exit(STRICT_EXIT)
+        written.append(printable(str(review)))
 
 
 def _show(

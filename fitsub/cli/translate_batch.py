@@ -14,6 +14,7 @@ from fitsub.cli.console import error_text, fail, printable, progress_bar, say
 from fitsub.cli.documents import parse_format
 from fitsub.cli.options import STRICT_EXIT
 from fitsub.cli.translation import Run
+from fitsub.errors import Interrupted
 from fitsub.io import check_output_path
 from fitsub.many_files import FileOutcome, batch_outputs, translate_file
 from fitsub.pipeline import TranslateOptions
@@ -60,12 +61,53 @@ def _translate_all(
     meta: dict[str, Any],
     console: Console,
 ) -> list[FileOutcome]:
-    """Each file in turn under one progress bar; a file's failure is its outcome, not the end."""
+    """Each file in turn under one progress bar; a file's failure is its outcome, not the end.
+
+    Ctrl-C: `Interrupted` naming the files written so far (the one in progress too when its
+    output was replaced before the interrupt: the file on disk says so, not the loop).
+    """
     outcomes: list[FileOutcome] = []
+    written: list[str] = []
+    try:
+        _loop(
+            run=run,
+            pairs=pairs,
+            backend=backend,
+            opts=opts,
+            meta=meta,
+            console=console,
+            outcomes=outcomes,
+            written=written,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(written, len(pairs)) from None
+    return outcomes
+
+
+def _file_state(path: Path) -> tuple[int, int] | None:
+    """(inode, modification time) of `path`, None when absent: an atomic write changes both."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def _loop(
+    run: Run,
+    pairs: list[tuple[Path, Path]],
+    backend: TranslationBackend,
+    opts: TranslateOptions,
+    meta: dict[str, Any],
+    console: Console,
+    outcomes: list[FileOutcome],
+    written: list[str],
+) -> None:
     with progress_bar(console, run.quiet) as bar:
         task = bar.add_task("translating", total=len(pairs))
         for k, (src, out) in enumerate(pairs):
             bar.update(task, description=printable(f"{src.name}"), completed=k)
+            before = _file_state(out)
 
             def step(done: int, total: int, k: int = k) -> None:
                 bar.update(task, completed=k + (done / total if total else 0))
@@ -84,10 +126,15 @@ def _translate_all(
                 )
             except Exception as err:  # noqa: BLE001 - one file's failure must not stop the rest
                 outcome = FileOutcome(src, out, error=error_text(err))
+            except KeyboardInterrupt:
+                if _file_state(out) != before:
+                    written.append(printable(str(out)))
+                raise
+            if outcome.error is None:
+                written.append(printable(str(out)))
             outcomes.append(outcome)
             console.print(Text(printable(outcome.line)), highlight=False, soft_wrap=True)
         bar.update(task, completed=len(pairs))
-    return outcomes
 
 
 def _report_entry(o: FileOutcome) -> dict[str, Any]:

@@ -20,7 +20,10 @@ Policies (each tested in tests/unit/test_formats_bad_input.py):
 - Overlapping cues, cues out of time order, cue numbers out of order or missing, and zero-length
   cues are accepted with a warning (`Document.warnings`); timings and ids are never changed.
 - An empty cue is kept and marked `translatable=False`.
-- A segment longer than `MAX_SEGMENT_CHARS` visible characters is rejected (`InputError`).
+- A segment longer than `MAX_SEGMENT_CHARS` visible characters is rejected (`InputError`),
+  unless it is never translated (an ASS drawing or ``Comment`` event).
+- A WebVTT file without cues and an ASS / SSA script without events are valid: no segment,
+  written back byte for byte.
 - Broken timestamps, a cue that ends before it starts, text after a blank line inside a cue,
   a VTT file without its ``WEBVTT`` header, comma decimal separators in VTT, binary, empty or
   unknown-extension files are rejected with `InputError` naming file, line and problem.

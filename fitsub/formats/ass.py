@@ -11,7 +11,8 @@ input byte for byte.
 
 Every ``Dialogue`` and ``Comment`` event is one segment, in file order: ``Dialogue`` events are
 translated; ``Comment`` events, drawings (``{\\p1}…``) and whitespace-only events are kept as
-written (``translatable=False``). Times are read into integer milliseconds for the budget (ASS
+written (``translatable=False``) and count towards no length limit. A script without events
+(no ``[Events]`` section, or an empty one) is valid: it is written back as read. Times are read into integer milliseconds for the budget (ASS
 writes centiseconds; more digits are read as the fraction they are) and never written.
 
 In the event text, ASS's hard line break ``\\N`` (and the soft break ``\\n``) is a line break of
@@ -99,12 +100,12 @@ def _default_fields(text: str) -> tuple[str, ...]:
 def script_events(text: str, path: Path | None = None) -> list[Event]:
     """Every event line of the ``[Events]`` section, in file order; `InputError` if broken."""
     fields = _default_fields(text)
-    in_events = seen_events = False
+    in_events = seen_section = False
     events: list[Event] = []
     for number, offset, line in _lines(text):
         if (section := _SECTION.match(line)) is not None:
             in_events = section.group(1).strip().lower() == "events"
-            seen_events = seen_events or in_events
+            seen_section = True
             continue
         if not in_events:
             continue
@@ -142,8 +143,8 @@ def script_events(text: str, path: Path | None = None) -> list[Event]:
                 style=values.get("style", "").strip(),
             )
         )
-    if not seen_events:
-        raise InputError(path, "not a valid ASS/SSA script: no [Events] section")
+    if not seen_section:  # a script without events is valid, one without any section is not
+        raise InputError(path, "not a valid ASS/SSA script: no [Script Info] or [Events] section")
     return [e for e in events if e.kind in _SEGMENT_KINDS]
 
 
@@ -165,9 +166,7 @@ def _is_drawing(raw: str) -> bool:
 
 def parse(text: str, path: Path | None = None) -> Parsed:
     """Parse an ASS / SSA script into one segment per event; `InputError` on a broken script."""
-    events = script_events(text, path)
-    if not events:
-        raise InputError(path, "no events in this ASS/SSA script")
+    events = script_events(text, path)  # none: a valid empty script, written back as read
     segments = []
     for i, event in enumerate(events):
         body = to_segment_text(event.text(text))

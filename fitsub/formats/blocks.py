@@ -181,11 +181,13 @@ def is_number(text: str) -> bool:
 
 
 def check_cues(segments: Sequence[Segment], fmt: Format, path: Path | None) -> list[str]:
-    """Reject cues that end before they start or are too long; warn on order, overlap, ids."""
+    """Reject cues that end before they start or are too long (untranslated ones, an ASS
+    drawing or comment, count towards no limit); warn on order, overlap, ids."""
     warnings: list[str] = []
     previous: Segment | None = None
     for seg in segments:
-        check_length(seg, fmt, path)
+        if seg.translatable:
+            check_length(seg, fmt, path)
         assert seg.start_ms is not None and seg.end_ms is not None
         where = f"line {seg.line}" if seg.line is not None else f"cue {seg.index + 1}"
         if seg.end_ms < seg.start_ms:

@@ -57,10 +57,13 @@ DEFAULT_PT = 18.0  # PowerPoint's default text box size
 EMU_PER_PT = 12700
 _DEFAULT_INSETS = (91440, 91440, 45720, 45720)  # left, right, top, bottom: 0.1 in, 0.05 in
 # Limits on what a package decompresses to, checked before parsing (`check_zip`): a slide's XML
-# is kilobytes, a big deck's media hundreds of megabytes.
+# is kilobytes, a big deck's media hundreds of megabytes. The total is at most `MAX_RATIO` times
+# the package's own size (media barely compress, XML about tenfold) but never under `MIN_TOTAL`.
 MAX_XML_PART = 32 * 2**20
 MAX_PART = 1 * 2**30
 MAX_TOTAL = 2 * 2**30
+MIN_TOTAL = 64 * 2**20
+MAX_RATIO = 20
 MAX_PARTS = 100_000
 
 
@@ -78,11 +81,24 @@ class _Frame:
     grows: bool  # "resize shape to fit text": the source's own lines
 
 
+def total_limit(size: int) -> int:
+    """The most a package of `size` bytes may decompress to (all its parts together)."""
+    return min(MAX_TOTAL, max(MIN_TOTAL, MAX_RATIO * size))
+
+
+def _part_limit(name: str) -> int:
+    return MAX_XML_PART if name.endswith((".xml", ".rels")) else MAX_PART
+
+
 def check_zip(data: bytes, path: Path | None) -> None:
-    """`InputError` for a zip package whose parts would decompress too large (a zip bomb), read
-    from its directory before anything is decompressed: an XML part over `MAX_XML_PART`, any
-    part over `MAX_PART`, all parts over `MAX_TOTAL`, or more than `MAX_PARTS` parts."""
+    """`InputError` for a zip package whose parts decompress too large (a zip bomb): first from
+    its directory (an XML part over `MAX_XML_PART`, any part over `MAX_PART`, all parts over
+    `total_limit`, more than `MAX_PARTS` parts), then by decompressing every part chunk by chunk
+    and counting the bytes that actually come out (`fitsub.unpack.check_zip_parts`: headers can
+    lie), before python-pptx reads anything."""
     import zipfile
+
+    from fitsub.unpack import check_zip_parts
 
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
@@ -93,10 +109,9 @@ def check_zip(data: bytes, path: Path | None) -> None:
         raise InputError(
             path, f"too many parts in the package ({len(infos):,}; at most {MAX_PARTS:,})"
         )
-    total = 0
+    total, most_total = 0, total_limit(len(data))
     for info in infos:
-        xml = info.filename.endswith((".xml", ".rels"))
-        most = MAX_XML_PART if xml else MAX_PART
+        most = _part_limit(info.filename)
         if info.file_size > most:
             raise InputError(
                 path,
@@ -104,10 +119,13 @@ def check_zip(data: bytes, path: Path | None) -> None:
                 f"{most:,}); refusing to read it",
             )
         total += info.file_size
-    if total > MAX_TOTAL:
+    if total > most_total:
         raise InputError(
-            path, f"the package would decompress to {total:,} bytes (at most {MAX_TOTAL:,})"
+            path,
+            f"the package would decompress to {total:,} bytes (at most {most_total:,} for a "
+            f"file of {len(data):,} bytes)",
         )
+    check_zip_parts(data, path, part_limit=_part_limit, total_limit=most_total)
 
 
 def _open(data: bytes, path: Path | None) -> Any:

@@ -116,8 +116,6 @@ def parse(text: str, path: Path | None = None) -> Parsed:
             else:
                 problem = "text before the first cue that is not a NOTE, STYLE or REGION block"
             raise InputError(path, problem, block.line)
-    if not segments:
-        raise InputError(path, "no cues in this WebVTT file")
     warnings = check_cues(segments, "vtt", path)
     if spaces:
         first = min(spaces)

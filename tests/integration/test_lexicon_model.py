@@ -83,7 +83,10 @@ def test_nothing_satisfies_the_lexicon_the_segment_is_flagged_unknown_word(
         b"\x1f\x8bnot gzip",
         b"# other-format 1\nkato\t3\n",
         gzip.compress(b"# fitsub-lexicon 1\nkato 3\n"),
+        # issue 44: a gzip bomb (a 40 MiB line from 40 KB), refused at the 32 MiB limit
+        gzip.compress(b"# fitsub-lexicon 1\n" + b"a" * (40 * 2**20), compresslevel=1),
     ],
+    ids=["not-gzip", "other-format", "no-tab", "bomb"],
 )
 def test_a_corrupt_or_foreign_lexicon_is_one_line_exit_2(
     tmp_path: Path, data: bytes, capsys: pytest.CaptureFixture[str]

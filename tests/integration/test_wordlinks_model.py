@@ -64,7 +64,10 @@ def test_the_low_quality_flag_names_the_source_words_without_a_counterpart(
         b"# other-format 1\ndog\tcane\n",
         gzip.compress(b"# fitsub-links 1\n# function: the\ndog cane\n"),
         links_bytes({"dog": ["hund"]}, ["the"], language="de", source="test"),
+        # issue 44: a gzip bomb (a 40 MiB line from 40 KB), refused at the 32 MiB limit
+        gzip.compress(b"# fitsub-links 1\n" + b"a" * (40 * 2**20), compresslevel=1),
     ],
+    ids=["not-gzip", "other-format", "no-language", "other-language", "bomb"],
 )
 def test_corrupt_foreign_or_other_language_links_are_one_line_exit_2(
     tmp_path: Path, data: bytes, capsys: pytest.CaptureFixture[str]

@@ -117,8 +117,43 @@ def _bad(tmp_path: Path, case: str, out: Path) -> list[str]:
         good["edits"][0]["was"] = "Un altro testo."
     elif case == "not-edits":
         good = {"kind": "something else"}
+    elif case in RAW:  # issue 44: what `json` reads loosely, written as such
+        edits.write_text(RAW[case](json.dumps(good)), encoding="utf-8")
+        return args
+    elif case in FIELDS:
+        keys, value = FIELDS[case]
+        target = good
+        for key in keys[:-1]:
+            target = target[key]
+        target[keys[-1]] = value
     edits.write_text(json.dumps(good), encoding="utf-8")
     return args
+
+
+DEEP = 100_000
+RAW = {  # (the good export's JSON text) -> the bad file's text
+    "deep": lambda text: text[:-1] + ', "x": ' + "[" * DEEP + "]" * DEEP + "}",
+    "duplicate-key": lambda text: text[:-1] + ', "lang": "de"}',
+    "nan-budget": lambda text: text.replace('"budget": ', '"budget": NaN, "b": ', 1),
+}
+FIELDS = {  # (the keys down to the field, the wrong value)
+    "limits-string": (["limits"], "x"),
+    "cpl-string": (["limits", "cpl"], "42"),
+    "cpl-bool": (["limits", "cpl"], True),
+    "cpl-huge": (["limits", "cpl"], 10**19),
+    "cps-zero": (["limits", "cps"], 0),
+    "lang-number": (["lang"], 5),
+    "lang-junk": (["lang"], "it; rm"),
+    "index-bool": (["edits", 0, "index"], True),
+    "index-float": (["edits", 0, "index"], 5.0),
+    "index-past": (["edits", 0, "index"], 6),
+    "id-number": (["edits", 0, "id"], 6),
+    "budget-string": (["edits", 0, "budget"], "38"),
+    "was-number": (["edits", 0, "was"], 1),
+    "version-bool": (["version"], True),
+    "segments-string": (["fingerprint", "segments"], "6"),
+    "arrow": (["edits", 0, "text"], "Andiamo --> a casa."),
+}
 
 
 @pytest.mark.parametrize(
@@ -126,7 +161,26 @@ def _bad(tmp_path: Path, case: str, out: Path) -> list[str]:
     [
         ("truncated", "not valid JSON"),
         ("control", "control character (U+001B)"),
-        ("unknown-id", "unknown segment 99"),
+        ("unknown-id", "edit 1: index 5 is segment '6' in"),
+        ("deep", "nests arrays or objects too deep"),
+        ("duplicate-key", "the key 'lang' appears twice"),
+        ("nan-budget", "NaN is not a JSON number"),
+        ("limits-string", "'limits' must be an object, got a string"),
+        ("cpl-string", "limits 'cpl' must be a whole number, got a string"),
+        ("cpl-bool", "limits 'cpl' must be a whole number, got true or false"),
+        ("cpl-huge", "limits 'cpl' must be from 1 to 1,000,000"),
+        ("cps-zero", "limits 'cps' must be above 0"),
+        ("lang-number", "'lang' must be a string, got a whole number"),
+        ("lang-junk", "'lang' must be a language code"),
+        ("index-bool", "edit 1: 'index' must be a whole number, got true or false"),
+        ("index-float", "edit 1: 'index' must be a whole number, got a number"),
+        ("index-past", "edit 1: index 6 is past the last segment"),
+        ("id-number", "edit 1: 'id' must be a string, got a whole number"),
+        ("budget-string", "edit 1: 'budget' must be a whole number, got a string"),
+        ("was-number", "edit 1: 'was' must be a string"),
+        ("version-bool", "edits file version True"),
+        ("segments-string", "fingerprint 'segments' must be a whole number"),
+        ("arrow", "segment 6: the edit holds '-->', which a srt cue cannot keep"),
         ("other-source", "another source file"),
         ("segment-count", "a file of 7 segments"),
         ("other-file", "ids or timings differ"),
@@ -159,3 +213,28 @@ def test_a_translated_file_with_a_cue_removed_is_refused(
     assert run(["apply", str(edits), str(out)]) == 2
     assert "a file of 6 segments" in capsys.readouterr().err
     assert out.read_bytes() == shorter.encode("utf-8")
+
+
+def test_apply_to_a_new_file_writes_it_even_when_no_line_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 44: `-o NEW` exited 0 without writing NEW when the edits were already in the file
+    out = translate_with_review(tmp_path)
+    edits = write_edits(tmp_path, {5: "Andiamo."})
+    assert run(["apply", str(edits), str(out), "-q"]) == 0
+    before = out.read_bytes()
+    new = tmp_path / "new.srt"
+    capsys.readouterr()
+    assert run(["apply", str(edits), str(out), "-o", str(new)]) == 0
+    assert "wrote it unchanged to" in capsys.readouterr().err
+    assert new.read_bytes() == before == out.read_bytes()
+
+
+def test_an_arrow_in_a_slide_edit_is_kept_as_written(tmp_path: Path) -> None:
+    # issue 44: only a subtitle cue cannot hold '-->'; a slide line keeps it
+    from fitsub.apply import apply_edits
+    from fitsub.edits import Edit
+
+    doc = parse_document("Step one\nStep two\n", "slides")
+    edited = apply_edits(doc, [Edit(index=1, id=None, text="a --> b")], None)
+    assert edited.document.segments[1].text == "a --> b"

@@ -157,6 +157,68 @@ def test_ctrl_c_is_one_line_exit_130_and_writes_nothing(
     assert [p.name for p in tmp_path.iterdir()] == ["a.srt"]
 
 
+@pytest.mark.parametrize("when", ["translating", "after-writing"])
+def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    # issue 44: a batch interrupted after writing a file said "nothing written"
+    import fitsub.many_files
+
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.srt").write_text(
+            "1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8"
+        )
+    calls = []
+    real_translate = IdentityBackend.translate
+    real_write = fitsub.many_files.summarize_results
+
+    def translate(self: IdentityBackend, *a: object, **k: object) -> object:
+        calls.append(1)
+        if when == "translating" and len(calls) > 1:  # during b: a written, b not
+            raise KeyboardInterrupt
+        return real_translate(self, *a, **k)  # type: ignore[arg-type]
+
+    def after_write(*a: object, **k: object) -> object:
+        if (tmp_path / "b.it.srt").exists():  # b's output replaced, its summary not made yet
+            raise KeyboardInterrupt
+        return real_write(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IdentityBackend, "translate", translate)
+    monkeypatch.setattr(fitsub.many_files, "summarize_results", after_write)
+    files = [str(tmp_path / f"{n}.srt") for n in ("a", "b", "c")]
+    res = cli(["translate", *files, "--model", "identity", "-q", "--threads", "1"])
+    assert res.code == 130
+    written = sorted(p.name for p in tmp_path.glob("*.it.srt"))
+    expected = ["a.it.srt"] if when == "translating" else ["a.it.srt", "b.it.srt"]
+    assert written == expected
+    shown = ", ".join(str(tmp_path / n) for n in expected)
+    assert res.err.strip() == (
+        f"fitsub: interrupted after writing {len(expected)} of 3 files ({shown}); "
+        "nothing else written"
+    )
+
+
+def test_ctrl_c_after_the_output_is_written_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one input: the output is written first, then --report; Ctrl-C in between
+    import fitsub.cli.translate
+
+    srt = tmp_path / "a.srt"
+    srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
+
+    def interrupt(*_a: object, **_k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fitsub.cli.translate, "write_report", interrupt)
+    report = tmp_path / "r.json"
+    res = cli(["translate", str(srt), "--model", "identity", "-q", "--report", str(report)])
+    assert res.code == 130
+    out = tmp_path / "a.it.srt"
+    assert res.err.strip() == f"fitsub: interrupted after writing {out}; nothing else written"
+    assert out.read_bytes() == srt.read_bytes() and not report.exists()
+
+
 def test_out_dir_never_writes_through_a_link_leading_outside(tmp_path: Path) -> None:
     inputs, out_dir, outside = tmp_path / "in", tmp_path / "out", tmp_path / "secret.srt"
     inputs.mkdir(), out_dir.mkdir()

@@ -2,7 +2,8 @@
 
 Each file is a seed document with one to three seeded-random mutations (byte flips, truncation,
 mixed line endings, BOMs, invalid UTF-8, huge numbers, odd ids, nested and broken tags, very
-long lines, whitespace-only lines, empty files, ...). `fitsub translate` runs on it with the toy
+long lines, whitespace-only lines, empty files and valid empty WebVTT / ASS files, UTF-32 and
+BOM-less UTF-16 / UTF-32, long ASS drawings, ...). `fitsub translate` runs on it with the toy
 backend of tests/support/doubles.py (`hardening_helpers.toy_model`: the CLI's own code path, no model).
 Every run must end with exit 0 or 2, never a traceback or exit 1, within `SECONDS_PER_FILE`:
 
@@ -147,7 +148,29 @@ def _long_line(rng: random.Random, data: bytes) -> bytes:
 
 
 def _empty(rng: random.Random, data: bytes) -> bytes:
-    return rng.choice([b"", b"\n", b"   \n\n", b"\xef\xbb\xbf", b"WEBVTT\n"])
+    return rng.choice(
+        [b"", b"\n", b"   \n\n", b"\xef\xbb\xbf", b"WEBVTT\n", b"WEBVTT\r\n\r\nNOTE later\r\n",
+         b"[Script Info]\nTitle: x\n", b"[Script Info]\r\n\r\n[Events]\r\nFormat: Start, End, Text\r\n"]
+    )  # fmt: skip
+
+
+def _wide(rng: random.Random, data: bytes) -> bytes:
+    """The file in UTF-32 (with its byte-order mark) or UTF-16 / UTF-32 without one (issue 44)."""
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    codec = rng.choice(["utf-32-le", "utf-32-be", "utf-16-le", "utf-16-be", "utf-32-le-bare"])
+    bom = {"utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}.get(codec, b"")
+    return bom + text.encode(codec.removesuffix("-bare"))
+
+
+def _drawing(rng: random.Random, data: bytes) -> bytes:
+    """An ASS drawing event of 1,000 to 3,000 characters appended (issue 44: no length limit)."""
+    points = " ".join(str(rng.randrange(1000)) for _ in range(rng.randint(250, 750)))
+    return (
+        data.rstrip(b"\n")
+        + (
+            f"\nDialogue: 0,0:00:09.00,0:00:10.00,Default,,0,0,0,,{{\\p1}}m 0 0 l {points}{{\\p0}}\n"
+        ).encode()
+    )
 
 
 def _space_lines(rng: random.Random, data: bytes) -> bytes:
@@ -202,6 +225,8 @@ MUTATIONS: dict[str, Mutation] = {
     "arrows": _arrows,
     "controls": _controls,
     "legacy": _legacy,
+    "wide": _wide,
+    "drawing": _drawing,
 }
 
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hardening_helpers import cli  # noqa: E402
 from test_fuzz import ASS_SEED, DEFAULT_SEED, EXT, MUTATIONS, make_case  # noqa: E402
 
-from fitsub.charset import detect_newline, normalise_newlines  # noqa: E402
+from fitsub.charset import decode_bytes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_FILES = 60
@@ -70,23 +70,41 @@ def outcome(data: bytes, ext: str, work: Path) -> str:
     got = out.read_bytes()
     if got == data:
         return "identical"
-    for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+    for bom in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE):
         if data.startswith(bom * 2):
             assert got.startswith(bom) and got.count(b"\n") == data.count(b"\n")
             return "different: a repeated byte-order mark read as one (documented)"
     assert ext not in (".ass", ".ssa", ".pptx"), f"{ext} changed under identity"
-    if ext in (".srt", ".vtt"):
-        lines = data.split(b"\n")
-        kept = [line for line in lines if line.strip() or not line]
-        if len(kept) < len(lines) and got == b"\n".join(kept):
+    read, back = decode_bytes(data), decode_bytes(got)  # (UTF-16 / UTF-32 too)
+    same_form = (read.encoding, read.newline) == (back.encoding, back.newline)
+    if ext in (".srt", ".vtt") and not read.mixed_newlines and same_form:
+        if _drops_blank_lines(read.text, back.text):
             return "different: whitespace-only line inside a cue dropped (documented)"
-    text = data.decode("utf-8", "replace")
-    assert detect_newline(text)[1], "changed, and not for mixed line endings"
-    newline = detect_newline(text)[0]
-    assert got == normalise_newlines(text).replace("\n", newline).encode("utf-8", "replace") or (
-        normalise_newlines(got.decode("utf-8", "replace")) == normalise_newlines(text)
-    ), "changed beyond its line endings"
+    assert read.mixed_newlines, "changed, and not for mixed line endings"
+    assert (back.encoding, back.newline, back.mixed_newlines) == (
+        read.encoding,
+        read.newline,
+        False,
+    )
+    if ext in (".srt", ".vtt") and _drops_blank_lines(read.text, back.text):
+        return "different: mixed line endings, and a whitespace-only line dropped (documented)"
+    assert back.text == read.text, "changed beyond its line endings"
     return "different: mixed line endings written as the most common one (documented)"
+
+
+def _drops_blank_lines(before: str, after: str) -> bool:
+    """Whether `after` is `before` less some lines that hold only spaces or tabs."""
+    rest = iter(after.split("\n"))
+    want = next(rest, None)
+    dropped = False
+    for line in before.split("\n"):
+        if line == want:
+            want = next(rest, None)
+        elif line.strip() or not line:
+            return False
+        else:
+            dropped = True
+    return dropped and want is None
 
 
 def sweep(n: int, work: Path) -> Counter[tuple[str, str]]:

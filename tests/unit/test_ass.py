@@ -86,12 +86,20 @@ def test_ssa_is_written_back_as_ssa() -> None:
     assert len(pysubs2.SSAFile.from_string(written).events) == 5
 
 
-def test_a_broken_script_is_one_input_error() -> None:
-    with pytest.raises(InputError, match="not a valid ASS/SSA script"):
-        parse_document("[Script Info]\nTitle: x\n", "ass")
-    no_events = ASS.split("Dialogue:")[0]
-    with pytest.raises(InputError, match="no events"):
-        parse_document(no_events, "ass")
+def test_a_text_without_any_section_is_not_a_script() -> None:
+    with pytest.raises(InputError, match=r"not a valid ASS/SSA script: no \[Script Info\]"):
+        parse_document("Hello there.\nTitle: x\n", "ass")
+
+
+@pytest.mark.parametrize("kind", ["no [Events] section", "an empty [Events] section"])
+def test_a_script_without_events_is_valid_and_written_back_as_read(kind: str) -> None:
+    # issue 44: pysubs2 and libass read both; there is nothing to translate
+    script = "[Script Info]\r\nTitle: x\r\nScriptType: v4.00+\r\n"
+    if kind == "an empty [Events] section":
+        script += "\r\n[Events]\r\nFormat: Layer, Start, End, Style, Text\r\n; none yet\r\n"
+    doc = parse_document(script, "ass")
+    assert doc.segments == ()
+    assert render_document(doc) == script
 
 
 def test_translate_an_ass_file_through_the_cli(tmp_path: Path) -> None:

@@ -77,6 +77,19 @@ def test_number_changed_compares_numbers_not_their_spelling() -> None:
     assert lost == ["9"] and added == []
 
 
+def test_a_number_word_left_as_written_is_not_missing() -> None:
+    # issue 44: `--model identity` leaves "ten" in English; read as Italian, it was no number
+    # and cue 11 of samples/talk.srt was flagged "missing 10"
+    text = "- What time is it?\n- It is ten o'clock."
+    assert number_changes(text, text, "en", "it") == ([], [])
+    assert NUMBER_CHANGED not in names(text, text, text, 40, tgt_lang="it")
+    # a translation that drops the number is still flagged
+    assert number_changes(text, "- Che ore sono?\n- Sono le undici.", "en", "it") == (
+        ["10"],
+        ["11"],
+    )
+
+
 def test_untranslated_flags_copies_of_the_source() -> None:
     assert is_untranslated("Blue.", "Blue.")
     assert is_untranslated("[applause]", "[applause]")

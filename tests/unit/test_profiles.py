@@ -97,6 +97,15 @@ def test_config_file_defaults_and_custom_profile(
         ("[profiles.x]\ncpl = -1\n", "cpl must be a positive number"),
         ('[profiles.x]\nbased_on = "nope"\n', "based_on must name a profile"),
         ("not toml = = 1\n", "not valid TOML"),
+        # issue 44: every numeric field has a range
+        ("[profiles.x]\ncpl = 9999999999999999999\n", "cpl must be at most 1,000,000, got 9999"),
+        ("[profiles.x]\nlines = 10001\n", "lines must be at most 10,000"),
+        ("[profiles.x]\ncps = 1e300\n", "cps must be at most 1,000,000"),
+        ("[profiles.x]\nmin_gap_ms = 3600001\n", "min_gap_ms must be at most 3,600,000"),
+        ("[profiles.x]\nmin_duration_ms = 99999999999\n", "min_duration_ms must be at most"),
+        ("[profiles.x]\nratio = 1001\n", "ratio must be at most 1,000"),
+        ("[profiles.x]\nmin_ratio = 1e9\n", "min_ratio must be at most 1,000"),
+        ("[defaults]\nratio = 1e9\n", "ratio must be at most 1,000"),
     ],
 )
 def test_a_bad_config_file_is_one_line_naming_it(
