@@ -8,6 +8,8 @@
 #   STAGES=second:4800:best INIT=models/en-it recipes/small-ldpe.sh it   # one stage from a checkpoint
 #   EXTRA_ARGS="--device cuda" recipes/small-ldpe.sh it                   # more `fitsub train` flags
 #
+# Each stage prepares its data once (`fitsub prepare` into RUNS/N-KIND-data), then trains from
+# it (`fitsub train --prepared`).
 # Every shipped model was trained in stages, each a separate `fitsub train` run (a fresh optimizer
 # and warm-up) started from the float16 export of the stage before, with the number of updates
 # each stage made (the shipped runs stopped on wall time; here `--max-steps` stops them at the
@@ -57,26 +59,34 @@ for stage in $STAGES; do
   start=(--init-from "$prev")
   [[ $kind == first ]] && start=()
   [[ -d $run/last ]] && start=(--resume)
-  case "$kind" in
+  case "$kind" in  # data: what `fitsub prepare` fixes; train: the run's own settings
     first | cont)
-      args=(--data "$DATA/train" "${first_flags[@]}" --src en --tgt "$L" "${lengths[@]}"
-        --size small --vocab-size 8000 --dev-size 1000 --eval-every 300 --bleu-sentences 200
-        --seed 1 --warmup 400 --lr 0.001) ;;
+      data=(--data "$DATA/train" "${first_flags[@]}" --src en --tgt "$L" --length-unit char
+        --vocab-size 8000 --dev-size 1000 --seed 1)
+      train=("${lengths[@]}" --size small --eval-every 300 --bleu-sentences 200 --seed 1
+        --warmup 400 --lr 0.001) ;;
     second)
-      args=(--data "$DATA/train" "${second_flags[@]}" --src en --tgt "$L" --dev "$DATA/dev/ud-pud"
-        "${lengths[@]}" --warmup 200 --lr 0.0007 --eval-every 300 --bleu-sentences 300
+      data=(--data "$DATA/train" "${second_flags[@]}" --src en --tgt "$L" --length-unit char
+        --dev "$DATA/dev/ud-pud" --seed 1)
+      train=("${lengths[@]}" --warmup 200 --lr 0.0007 --eval-every 300 --bleu-sentences 300
         --patience 0 --seed 1) ;;
     third)
-      args=(--data "$DATA/train" "${second_flags[@]}" --src en --tgt "$L" --dev "$DATA/dev/ud-pud"
-        "${lengths[@]}" --warmup 300 --lr 0.0002 --eval-every 300 --bleu-sentences 300
+      data=(--data "$DATA/train" "${second_flags[@]}" --src en --tgt "$L" --length-unit char
+        --dev "$DATA/dev/ud-pud" --seed 3)
+      train=("${lengths[@]}" --warmup 300 --lr 0.0002 --eval-every 300 --bleu-sentences 300
         --patience 0 --seed 3) ;;
     *) echo "unknown stage kind $kind (first, cont, second or third)" >&2; exit 2 ;;
   esac
-  # shellcheck disable=SC2086  # EXTRA_ARGS is a list of flags, split on spaces
+  # the stage's data, prepared once (SentencePiece on one thread, as the shipped runs trained it;
+  # a continued stage encodes with the model it starts from)
+  tok=(--threads 1)
+  [[ $kind == first ]] || tok=(--tokenizer "$prev")
+  [[ -f $run-data/manifest.json ]] || "$FITSUB" prepare "${data[@]}" "${tok[@]}" --out "$run-data"
   keep=2
   [[ $pick == avg3 ]] && keep=3
-  "$FITSUB" train --out "$run" "${start[@]}" "${args[@]}" --keep-checkpoints "$keep" \
-    --threads "$THREADS" --max-steps "$updates" ${EXTRA_ARGS:-}
+  # shellcheck disable=SC2086  # EXTRA_ARGS is a list of flags, split on spaces
+  "$FITSUB" train --out "$run" --prepared "$run-data" "${start[@]}" "${train[@]}" \
+    --keep-checkpoints "$keep" --threads "$THREADS" --max-steps "$updates" ${EXTRA_ARGS:-}
   picked=$run/best
   if [[ $pick == avg || $pick == avg3 ]]; then
     mapfile -t kept < <(ls -d "$run"/steps/step-* | tail -"$keep")

@@ -44,9 +44,12 @@ if [[ $NPROC -gt 1 ]]; then
 fi
 threads=()
 [[ -n ${THREADS:-} ]] && threads=(--threads "$THREADS")
-"${launch[@]}" train --out "$run" "${resume[@]}" --data "$DATA/train" "${args[@]}" \
-  --src en --tgt "$tgt" "${dev[@]}" --d-model 512 --layers 6+2 --method ldpe+pe --noise 4 \
-  --length-dropout 0.2 --length-unit char --vocab-size "$vocab" --max-tokens "${MAX_TOKENS:-32768}" \
+# the data, prepared once on this machine's CPU cores (then every process reads the arrays)
+[[ -f $run-data/manifest.json ]] || $FITSUB prepare --data "$DATA/train" "${args[@]}" \
+  --src en --tgt "$tgt" "${dev[@]}" --length-unit char --vocab-size "$vocab" --out "$run-data"
+"${launch[@]}" train --out "$run" "${resume[@]}" --prepared "$run-data" \
+  --d-model 512 --layers 6+2 --method ldpe+pe --noise 4 \
+  --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
   --lr 0.0015 --warmup "${WARMUP:-1000}" --eval-every "${EVAL_EVERY:-500}" --bleu-sentences 500 --patience 0 --seed 1 \
   --keep-checkpoints 5 --device "$DEVICE" "${threads[@]}" --max-time "${MINUTES}m"
 mapfile -t kept < <(ls -d "$run"/steps/step-* 2>/dev/null | tail -5)
