@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from fitsub.budget import Budget
+from fitsub.dictionary import Dictionary, english_left
 from fitsub.document import Document
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
@@ -21,7 +22,14 @@ from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
-from fitsub.quality_flags import DROPPED_CONTENT, FLAG_NAMES, Flag, segment_flags, words
+from fitsub.quality_flags import (
+    DROPPED_CONTENT,
+    FLAG_NAMES,
+    UNTRANSLATED,
+    Flag,
+    segment_flags,
+    words,
+)
 from fitsub.reflow import reflow
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
@@ -259,6 +267,9 @@ def flag_segments(
             lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)
         if lost:
             flags = _with_lost(flags, lost)
+        english = _english(r, lexicon, terms)
+        if english:
+            flags = _merged(flags, UNTRANSLATED, "English left: " + ", ".join(english))
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)
@@ -284,10 +295,22 @@ def _lost_in_sentences(results: Sequence[SegmentResult], links: WordLinks) -> di
 
 
 def _with_lost(flags: Sequence[Flag], lost: Sequence[str]) -> list[Flag]:
-    """`flags` with "no counterpart for ..." in `dropped-content` (added, or appended to the
-    detail of one already there), in `FLAG_NAMES` order."""
-    note = "no counterpart for " + ", ".join(lost)
-    old = next((f for f in flags if f.name == DROPPED_CONTENT), None)
-    new = Flag(DROPPED_CONTENT, note if old is None else f"{old.detail}; {note}")
-    out = [f for f in flags if f.name != DROPPED_CONTENT] + [new]
+    """`flags` with "no counterpart for ..." in `dropped-content`."""
+    return _merged(flags, DROPPED_CONTENT, "no counterpart for " + ", ".join(lost))
+
+
+def _merged(flags: Sequence[Flag], name: str, note: str) -> list[Flag]:
+    """`flags` with `note` in flag `name` (added, or appended to the detail of one already
+    there), in `FLAG_NAMES` order."""
+    old = next((f for f in flags if f.name == name), None)
+    new = Flag(name, note if old is None else f"{old.detail}; {note}")
+    out = [f for f in flags if f.name != name] + [new]
     return sorted(out, key=lambda f: FLAG_NAMES.index(f.name))
+
+
+def _english(r: SegmentResult, lexicon: Lexicon | None, terms: Collection[str]) -> list[str]:
+    """The English words left in a fitted segment (`fitsub.dictionary.english_left`; none
+    without the lexicon's dictionary)."""
+    if lexicon is None or not isinstance(lexicon.dictionary, Dictionary):
+        return []
+    return english_left(r.source, r.fitted, lexicon.dictionary, terms)

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
-from fitsub.lexicon import Lexicon, unknown_words
+from fitsub.dictionary import Dictionary, english_left
+from fitsub.lexicon import Lexicon, unknown_words, words_of
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
@@ -136,10 +137,23 @@ class Fitter:
             return [text], SINGLE
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
 
+    def english(self, u: Unit, text: str) -> int:
+        """How many words of `text` (each time it occurs) read as English
+        (`fitsub.dictionary.english_left`; 0 without the lexicon's dictionary)."""
+        d = self.lexicon.dictionary if self.lexicon is not None else None
+        english = (
+            set()
+            if not isinstance(d, Dictionary)
+            else set(english_left(u.source, text, d, self.terms))
+        )
+        return sum(w in english for w in words_of(text))
+
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
         and invents no word (none outside the lexicon, the source and the glossary)."""
         if self.lexicon is not None and unknown_words(text, [u.source], self.lexicon, self.terms):
+            return False
+        if self.english(u, text):  # a word left in English: not in the target language
             return False
         return not segment_flags(
             source=u.source,
@@ -234,9 +248,12 @@ def choose(
     free_text = u.restored(u.pick(free)) if free else None
     whole = whole_words(u.source, free_text, fitter.known)
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
+    english = fitter.english(u, free_text) if free_text is not None else 0
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
         if not (u.shield.complete(cand.text) and whole(text)):
+            continue
+        if fitter.english(u, text) > english:  # never more English than the free translation
             continue
         parts, path = fitter.parts(u, text)
         if parts is not None:
