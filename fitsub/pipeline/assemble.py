@@ -22,7 +22,9 @@ from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
+from fitsub.pipeline.typeset import typeset
 from fitsub.quality_flags import (
+    CUT_SENTENCE,
     DROPPED_CONTENT,
     FLAG_NAMES,
     UNTRANSLATED,
@@ -31,6 +33,7 @@ from fitsub.quality_flags import (
     words,
 )
 from fitsub.reflow import reflow
+from fitsub.sentence_end import dangling_end
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
 from fitsub.wordlinks import WordLinks, lost_by_fitting
@@ -200,6 +203,8 @@ def assemble(
     """The output document, each segment's result (flagged) and the warnings; `tagged`: the
     words under inline tags translated alone (`fitsub.pipeline.inline`); `links`: the model's
     word links (`fitsub.wordlinks`), for `dropped-content`."""
+    glossary = opts.glossary.terms if opts.glossary is not None else ()
+    typeset(planned, got, {w.lower() for t in glossary for w in t.source.split()})
     results: list[SegmentResult] = []
     new_texts: list[str] = []
     for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):
@@ -245,6 +250,7 @@ def flag_segments(
         sources.setdefault(r.group, []).append(r.source)
     vocab = set(known)
     lost_words = _lost_in_sentences(results, links) if links is not None else {}
+    cut = _cut_sentences(results, lang)
     for r in results:
         if r.unconstrained is not None:
             vocab.update(words(r.unconstrained))
@@ -267,6 +273,8 @@ def flag_segments(
             lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)
         if lost:
             flags = _with_lost(flags, lost)
+        if r.index in cut:
+            flags = _merged(flags, CUT_SENTENCE, f"ends on {cut[r.index]!r}")
         english = _english(r, lexicon, terms)
         if english:
             flags = _merged(flags, UNTRANSLATED, "English left: " + ", ".join(english))
@@ -306,6 +314,22 @@ def _merged(flags: Sequence[Flag], name: str, note: str) -> list[Flag]:
     new = Flag(name, note if old is None else f"{old.detail}; {note}")
     out = [f for f in flags if f.name != name] + [new]
     return sorted(out, key=lambda f: FLAG_NAMES.index(f.name))
+
+
+def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
+    """The last cue of each translated sentence whose fitted text ends mid-phrase
+    (`fitsub.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
+    groups: dict[int, list[SegmentResult]] = {}
+    for r in results:
+        if r.budget is not None:
+            groups.setdefault(r.group if r.group >= 0 else -1 - r.index, []).append(r)
+    out = {}
+    for rs in groups.values():
+        src, fit = " ".join(r.source for r in rs), " ".join(r.fitted for r in rs)
+        word = dangling_end(src, fit, lang)
+        if word is not None:
+            out[rs[-1].index] = word
+    return out
 
 
 def _english(r: SegmentResult, lexicon: Lexicon | None, terms: Collection[str]) -> list[str]:

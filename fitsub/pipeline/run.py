@@ -34,6 +34,7 @@ from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
 from fitsub.quality_flags import KnowsWords, cut_words, segment_flags, words
+from fitsub.sentence_end import dangling_end
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -243,12 +244,15 @@ def choose(
     out: CueTexts,
     multi: Collection[int],
 ) -> Pending | None:
-    """Accept the first candidate that fits (fitted n-best, then unconstrained n-best); when
-    none does, the shortest that cuts no word, flagged (a sentence across cues: pending)."""
+    """Accept the first candidate that fits and ends its sentence well (fitted n-best, then
+    unconstrained n-best); when only candidates ending mid-phrase fit, the first of those
+    (flagged `cut-sentence` later); when none fits, the shortest that cuts no word, flagged (a
+    sentence across cues: pending)."""
     free_text = u.restored(u.pick(free)) if free else None
     whole = whole_words(u.source, free_text, fitter.known)
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
     english = fitter.english(u, free_text) if free_text is not None else 0
+    cut: tuple[list[str], str, tuple[str, ...]] | None = None
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
         if not (u.shield.complete(cand.text) and whole(text)):
@@ -258,8 +262,14 @@ def choose(
         parts, path = fitter.parts(u, text)
         if parts is not None:
             path = path if len(u.cues) > 1 else _path(u, multi)
+            if dangling_end(u.source, text, fitter.fit.lang) is not None:
+                cut = cut or (parts, path, tuple(lost))  # a sentence cut mid-phrase: the last
+                continue
             out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
+    if cut is not None:  # only sentences cut mid-phrase fit: shown, flagged (docs/quality.md)
+        out.accept(u, cut[0], fits=True, lost=cut[2], free=free_text, path=cut[1])
+        return None
     kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
     text, lost = u.shield.restore(shortest.text)

@@ -268,3 +268,42 @@ def test_english_left_is_fitted_again_never_for_more_english_and_flagged_by_name
     assert [f.detail for f in flagged.flags if f.name == "untranslated"] == [
         "English left: buy, honey"
     ]
+
+
+WEEKS = "Each of them lives only a few weeks."
+WEEKS_FREE = ["Ognuna di loro vive soltanto per qualche settimana."]  # too long for 2 s
+
+
+def test_a_candidate_ending_mid_phrase_never_wins_over_one_that_ends_well() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    fitted = {WEEKS: ["Ognuna vive per qualche", "Ognuna vive poche settimane."]}
+    result = translate_document(doc, Scripted({WEEKS: WEEKS_FREE}, fitted), SLOT)
+    seg = result.segments[0]
+    assert seg.fitted == "Ognuna vive poche settimane." and seg.fits
+    assert all(f.name != "cut-sentence" for f in seg.flags)
+
+
+def test_when_only_a_cut_sentence_fits_it_is_shown_flagged_cut_sentence() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    fitted = {WEEKS: ["Ognuna vive per qualche"]}
+    seg = translate_document(doc, Scripted({WEEKS: WEEKS_FREE}, fitted), SLOT).segments[0]
+    assert seg.fitted == "Ognuna vive per qualche" and seg.fits
+    assert [f.detail for f in seg.flags if f.name == "cut-sentence"] == ["ends on 'qualche'"]
+
+
+def test_a_recurring_name_is_rendered_one_way_and_an_ellipsis_stays_an_ellipsis() -> None:
+    one, two, three = "Scales is late.", "Tell Scales the boat is here...", "We wait for Scales."
+    doc = _srt((0, 3000, one), (4000, 7000, two), (8000, 11000, three))
+    free = {
+        one: ["Scala è in ritardo."],
+        two: ["Di' a Scales che la barca è qui.."],
+        three: ["Aspettiamo  Scala."],
+    }
+    result = translate_document(doc, Scripted(free), SLOT)
+    assert [s.text for s in result.document.segments] == [
+        "Scales è in ritardo.",
+        "Di' a Scales che la barca è qui...",
+        "Aspettiamo Scales.",
+    ]
+    assert not any(s.refitted for s in result.segments)  # kept, as the comparison shows
+    assert [s.unconstrained for s in result.segments] == [s.fitted for s in result.segments]
