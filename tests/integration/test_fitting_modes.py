@@ -283,11 +283,20 @@ def test_a_candidate_ending_mid_phrase_never_wins_over_one_that_ends_well() -> N
     assert all(f.name != "cut-sentence" for f in seg.flags)
 
 
-def test_when_only_a_cut_sentence_fits_it_is_shown_flagged_cut_sentence() -> None:
+def test_when_only_a_cut_sentence_fits_the_whole_one_is_shown_over_budget() -> None:
     doc = _srt((0, 2000, WEEKS))
     fitted = {WEEKS: ["Ognuna vive per qualche"]}
     seg = translate_document(doc, Scripted({WEEKS: WEEKS_FREE}, fitted), SLOT).segments[0]
-    assert seg.fitted == "Ognuna vive per qualche" and seg.fits
+    assert seg.fitted == WEEKS_FREE[0] and not seg.fits
+    assert [f.name for f in seg.flags] == ["over-budget"]
+
+
+def test_when_every_candidate_is_cut_mid_phrase_it_is_flagged_cut_sentence() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    free = {WEEKS: ["Ognuna di loro vive soltanto per qualche"]}
+    fitted = {WEEKS: ["Ognuna vive per qualche"]}
+    seg = translate_document(doc, Scripted(free, fitted), SLOT).segments[0]
+    assert seg.fitted == "Ognuna vive per qualche" and seg.fits and seg.model_fits
     assert [f.detail for f in seg.flags if f.name == "cut-sentence"] == ["ends on 'qualche'"]
 
 

@@ -113,3 +113,25 @@ def test_a_model_without_a_lexicon_says_so_once(
     assert run(["translate", str(srt), "--model", str(model), "--table-format", "tsv"]) == 0
     err = capsys.readouterr().err
     assert err.count("no lexicon.txt.gz") == 1
+
+
+def test_a_corrupt_word_list_is_one_line_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import wordfreq
+
+    import fitsub.dictionary as dictionary
+
+    def corrupt(lang: str, wordlist: str = "best") -> dict[str, float]:
+        raise ValueError("unpack(b) received extra data")
+
+    model = tiny_checkpoint(tmp_path)
+    _write(model / LEXICON_FILE, {"casa": 3})
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", corrupt)
+    dictionary._cached_list.cache_clear()
+    dictionary.load_dictionary.cache_clear()
+    try:
+        assert_refused_in_one_line(tmp_path, model, "large_it.msgpack.gz", capsys)
+    finally:
+        dictionary._cached_list.cache_clear()
+        dictionary.load_dictionary.cache_clear()
