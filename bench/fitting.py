@@ -26,6 +26,7 @@ len/14 s (clamped to 1-7 s), 200 ms between the cues of a sentence, 600 ms betwe
 
     python bench/fitting.py --tree /tmp/base --name release --out /tmp/fit
     python bench/fitting.py --tree . --name branch --out /tmp/fit --table
+    python bench/fitting.py --tree . --name branch --out /tmp/fit --files film,bees --modes slot
 
 Uses one thread (`--threads 1`); a run of 300 MuST-C lines takes a few minutes on a shared core.
 """
@@ -198,7 +199,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="work folder (not committed)")
     parser.add_argument("--lang", default="it")
     parser.add_argument("--lines", type=int, default=300, help="MuST-C lines")
-    parser.add_argument("--files", default="film,mustc", help="samples with a reference (film, bees) and/or mustc")
+    parser.add_argument(
+        "--files", default="film,mustc", help="samples with a reference (film, bees) and/or mustc"
+    )
     parser.add_argument("--modes", default="slot,iso")
     parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
     parser.add_argument("--table", action="store_true", help="print every run in --out")
