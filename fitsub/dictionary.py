@@ -222,12 +222,14 @@ def english_left(
 ) -> list[str]:
     """English words of `output` (`english_words`), names and proper nouns of the source
     exempt (`fitsub.quality_flags.names_of`: capitalised words that open no sentence; and any
-    capitalised source word rarer than `NAME_ZIPF` in English: "Okafor" after "Mr."), and so are
+    capitalised source word rarer than `NAME_ZIPF` in English: "Okafor" after "Mr."; not a word
+    written in capitals: "THE BAKERY - OPEN AT SIX" names nothing), and so are
     interjections ("OK", "hey") and glossary `terms`: the words a translation left in English."""
     from fitsub.quality_flags import INTERJECTIONS, names_of
 
-    capitalised = [w for w in re.findall(r"[^\W\d_]+", source) if w[:1].isupper()]
-    rare = [w.lower() for w in capitalised if dictionary.english.get(w.lower(), 0.0) < NAME_ZIPF]
-    return english_words(
-        output, dictionary, exempt=terms, known=[*names_of(source), *rare, *INTERJECTIONS]
-    )
+    found = re.findall(r"[^\W\d_]+", source)
+    shouted = {w.lower() for w in found if len(w) > 1 and w.isupper()}  # a sign in capitals
+    capitalised = [w.lower() for w in found if w[:1].isupper() and w.lower() not in shouted]
+    rare = [w for w in capitalised if dictionary.english.get(w, 0.0) < NAME_ZIPF]
+    names = [w for w in names_of(source) if w not in shouted]
+    return english_words(output, dictionary, exempt=terms, known=[*names, *rare, *INTERJECTIONS])

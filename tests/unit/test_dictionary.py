@@ -50,6 +50,8 @@ def test_names_interjections_and_glossary_terms_are_not_english_left() -> None:
         "subtitles"
     ]
     assert english_left("Buy honey.", "Buy miele.", it, terms=["Buy"]) == []
+    sign = "THE BAKERY - OPEN AT SIX"  # capitals are no sign of a name
+    assert english_left(sign, sign, it) == ["the", "bakery", "open", "at", "six"]
 
 
 def test_a_lexicon_with_its_dictionary_calls_no_real_word_unknown() -> None:
