@@ -26,6 +26,7 @@ len/14 s (clamped to 1-7 s), 200 ms between the cues of a sentence, 600 ms betwe
 
     python bench/fitting.py --tree /tmp/base --name release --out /tmp/fit
     python bench/fitting.py --tree . --name branch --out /tmp/fit --table
+    python bench/fitting.py --tree . --name branch --out /tmp/fit --files film,bees --modes slot
 
 Uses one thread (`--threads 1`); a run of 300 MuST-C lines takes a few minutes on a shared core.
 """
@@ -198,7 +199,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True, help="work folder (not committed)")
     parser.add_argument("--lang", default="it")
     parser.add_argument("--lines", type=int, default=300, help="MuST-C lines")
-    parser.add_argument("--files", default="film,mustc", help="film, mustc or both")
+    parser.add_argument(
+        "--files", default="film,mustc", help="samples with a reference (film, bees) and/or mustc"
+    )
     parser.add_argument("--modes", default="slot,iso")
     parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
     parser.add_argument("--table", action="store_true", help="print every run in --out")
@@ -220,9 +223,9 @@ def main() -> None:
     results: dict[str, Any] = json.loads(results_path.read_text()) if results_path.exists() else {}
     tree = args.tree.resolve()
     for name in args.files.split(","):
-        if name == "film":
-            srt = here / "samples" / "film.srt"
-            refs = srt_texts(here / "samples" / f"film.{args.lang}-ref.srt")
+        if name != "mustc":  # a sample with its reference: samples/NAME.srt, NAME.LANG-ref.srt
+            srt = here / "samples" / f"{name}.srt"
+            refs = srt_texts(here / "samples" / f"{name}.{args.lang}-ref.srt")
             owner = None
         else:
             dev = DATA / f"en-{args.lang}" / "dev" / "mustc-tst-common-a"

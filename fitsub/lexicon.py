@@ -55,6 +55,19 @@ def words_of(text: str) -> list[str]:
     return _WORD.findall(normalize(text))
 
 
+class WordList(Protocol):
+    """A language's word list beside a lexicon (`fitsub.dictionary.Dictionary`)."""
+
+    @property
+    def search_words(self) -> frozenset[str]:
+        """The listed words the search may write."""
+        ...
+
+    def knows(self, word: str) -> bool:
+        """Whether `word` (normalised) is a real word of the language."""
+        ...
+
+
 @dataclass(frozen=True)
 class Lexicon:
     """A word list with counts; `knows` a word, `has_prefix` a beginning of one."""
@@ -64,18 +77,30 @@ class Lexicon:
     source: str = ""
     min_count: int = 1
     path: Path | None = None
+    # the language's word list (`fitsub.dictionary`): its words are real, its search words
+    # (every listed word that is not English) may be written too
+    dictionary: WordList | None = field(default=None, compare=False)
     _sorted: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self._sorted:
-            object.__setattr__(self, "_sorted", tuple(sorted(self.counts)))
+            listed = self.dictionary.search_words if self.dictionary is not None else ()
+            object.__setattr__(self, "_sorted", tuple(sorted(set(self.counts).union(listed))))
 
     def __len__(self) -> int:
         return len(self.counts)
 
     def knows(self, word: str) -> bool:
-        """Whether `word` (normalised) is a word of the lexicon."""
-        return word in self.counts
+        """Whether `word` (normalised) may be written: a word of the lexicon, or of the
+        dictionary's search words."""
+        return word in self.counts or (
+            self.dictionary is not None and word in self.dictionary.search_words
+        )
+
+    def real(self, word: str) -> bool:
+        """Whether `word` (normalised) is a real word: the lexicon's, or the dictionary's (an
+        English-looking one included: `untranslated` judges those; a German compound split)."""
+        return word in self.counts or (self.dictionary is not None and self.dictionary.knows(word))
 
     def has_prefix(self, prefix: str) -> bool:
         """Whether some word of the lexicon starts with `prefix` (normalised); a binary search."""
@@ -193,13 +218,14 @@ def unknown_words(
     text: str, sources: Iterable[str], lexicon: Lexicon, extra: Collection[str] = ()
 ) -> list[str]:
     """The words of `text` that are neither in `lexicon`, nor in any of `sources`, nor words of
-    `extra` (glossary terms), each once, in order of appearance (as `text` spells them)."""
+    `extra` (glossary terms), each once, in order of appearance (as `text` spells them); a
+    word of the lexicon's dictionary is real (`Lexicon.real`)."""
     allowed = {w for s in sources for w in words_of(s)} | {w for e in extra for w in words_of(e)}
     out: list[str] = []
     seen: set[str] = set()
     for m in _WORD.finditer(unicodedata.normalize("NFKC", text)):
         w = m.group().lower()
-        if w in seen or lexicon.knows(w) or w in allowed:
+        if w in seen or lexicon.real(w) or w in allowed:
             continue
         seen.add(w)
         out.append(m.group())

@@ -50,6 +50,7 @@ from fitsub.numwords import compound_values, number_words
 from fitsub.units import char_length
 
 CUT_WORD = "cut-word"
+CUT_SENTENCE = "cut-sentence"  # a sentence ending mid-phrase (fitsub.sentence_end)
 NUMBER_CHANGED = "number-changed"
 UNTRANSLATED = "untranslated"
 DROPPED_CONTENT = "dropped-content"
@@ -60,6 +61,7 @@ LOW_QUALITY = "low-quality"  # set by `fitsub.quality` (the estimated score), no
 # one kind a line: the order of the report's counts and of a segment's flags
 FLAG_NAMES: tuple[str, ...] = (
     CUT_WORD,
+    CUT_SENTENCE,
     NUMBER_CHANGED,
     UNTRANSLATED,
     DROPPED_CONTENT,

@@ -32,6 +32,7 @@ from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
 from fitsub import __version__
+from fitsub.dictionary import with_dictionary
 from fitsub.errors import InputError
 from fitsub.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.nmt.config import ModelConfig
@@ -321,4 +322,5 @@ def load_lexicon(
         raise InputError(
             path, f"a lexicon of {lexicon.language!r}, but the model writes {', '.join(languages)}"
         )
-    return lexicon, None
+    # real words beyond the training text: the language's word list (fitsub.dictionary)
+    return with_dictionary(lexicon, lexicon.language or (languages[0] if languages else "")), None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from fitsub.budget import Budget
+from fitsub.dictionary import Dictionary, english_left
 from fitsub.document import Document
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
@@ -21,8 +22,18 @@ from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
-from fitsub.quality_flags import DROPPED_CONTENT, FLAG_NAMES, Flag, segment_flags, words
+from fitsub.pipeline.typeset import typeset
+from fitsub.quality_flags import (
+    CUT_SENTENCE,
+    DROPPED_CONTENT,
+    FLAG_NAMES,
+    UNTRANSLATED,
+    Flag,
+    segment_flags,
+    words,
+)
 from fitsub.reflow import reflow
+from fitsub.sentence_end import dangling_end
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
 from fitsub.wordlinks import WordLinks, lost_by_fitting
@@ -192,6 +203,8 @@ def assemble(
     """The output document, each segment's result (flagged) and the warnings; `tagged`: the
     words under inline tags translated alone (`fitsub.pipeline.inline`); `links`: the model's
     word links (`fitsub.wordlinks`), for `dropped-content`."""
+    glossary = opts.glossary.terms if opts.glossary is not None else ()
+    typeset(planned, got, {w.lower() for t in glossary for w in t.source.split()})
     results: list[SegmentResult] = []
     new_texts: list[str] = []
     for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):
@@ -237,6 +250,7 @@ def flag_segments(
         sources.setdefault(r.group, []).append(r.source)
     vocab = set(known)
     lost_words = _lost_in_sentences(results, links) if links is not None else {}
+    cut = _cut_sentences(results, lang)
     for r in results:
         if r.unconstrained is not None:
             vocab.update(words(r.unconstrained))
@@ -259,6 +273,11 @@ def flag_segments(
             lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)
         if lost:
             flags = _with_lost(flags, lost)
+        if r.index in cut:
+            flags = _merged(flags, CUT_SENTENCE, f"ends on {cut[r.index]!r}")
+        english = _english(r, lexicon, terms)
+        if english:
+            flags = _merged(flags, UNTRANSLATED, "English left: " + ", ".join(english))
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)
@@ -284,10 +303,38 @@ def _lost_in_sentences(results: Sequence[SegmentResult], links: WordLinks) -> di
 
 
 def _with_lost(flags: Sequence[Flag], lost: Sequence[str]) -> list[Flag]:
-    """`flags` with "no counterpart for ..." in `dropped-content` (added, or appended to the
-    detail of one already there), in `FLAG_NAMES` order."""
-    note = "no counterpart for " + ", ".join(lost)
-    old = next((f for f in flags if f.name == DROPPED_CONTENT), None)
-    new = Flag(DROPPED_CONTENT, note if old is None else f"{old.detail}; {note}")
-    out = [f for f in flags if f.name != DROPPED_CONTENT] + [new]
+    """`flags` with "no counterpart for ..." in `dropped-content`."""
+    return _merged(flags, DROPPED_CONTENT, "no counterpart for " + ", ".join(lost))
+
+
+def _merged(flags: Sequence[Flag], name: str, note: str) -> list[Flag]:
+    """`flags` with `note` in flag `name` (added, or appended to the detail of one already
+    there), in `FLAG_NAMES` order."""
+    old = next((f for f in flags if f.name == name), None)
+    new = Flag(name, note if old is None else f"{old.detail}; {note}")
+    out = [f for f in flags if f.name != name] + [new]
     return sorted(out, key=lambda f: FLAG_NAMES.index(f.name))
+
+
+def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
+    """The last cue of each translated sentence whose fitted text ends mid-phrase
+    (`fitsub.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
+    groups: dict[int, list[SegmentResult]] = {}
+    for r in results:
+        if r.budget is not None:
+            groups.setdefault(r.group if r.group >= 0 else -1 - r.index, []).append(r)
+    out = {}
+    for rs in groups.values():
+        src, fit = " ".join(r.source for r in rs), " ".join(r.fitted for r in rs)
+        word = dangling_end(src, fit, lang)
+        if word is not None:
+            out[rs[-1].index] = word
+    return out
+
+
+def _english(r: SegmentResult, lexicon: Lexicon | None, terms: Collection[str]) -> list[str]:
+    """The English words left in a fitted segment (`fitsub.dictionary.english_left`; none
+    without the lexicon's dictionary)."""
+    if lexicon is None or not isinstance(lexicon.dictionary, Dictionary):
+        return []
+    return english_left(r.source, r.fitted, lexicon.dictionary, terms)

@@ -7,14 +7,18 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
 2. A unit whose unconstrained translation fits its budget (every cue's share of it, within the
    cue's lines; for a dialogue cue all its turns together), cuts no word, keeps its glossary
    terms, carries no quality flag and, with a model that has a lexicon, holds no word outside
-   it and the source (an invented word, `unknown-word`) is kept: it is the output, byte for
-   byte. The others are translated under the budget, where the search keeps to the lexicon.
+   it, its dictionary (`fitsub.dictionary`: real words) and the source (an invented word,
+   `unknown-word`) and no English word is kept: it is the output, byte for byte (the file's
+   names and typography aside: `fitsub.pipeline.typeset`). The others are translated under the budget, where the search keeps to the lexicon.
 3. Only the others are translated again under the hard budget, asking for the natural length
    capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
    length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
-   The first candidate that fits wins, fitted n-best before unconstrained n-best; when none
-   fits, the shortest candidate that cuts no word among all of them is shown, flagged over
-   budget: a fitting candidate always wins over one that does not fit.
+   The first candidate that fits, cuts no word, ends its sentence well (`fitsub.sentence_end`)
+   and holds no more English words than the unconstrained translation wins, fitted n-best
+   before unconstrained n-best; when none does, the shortest candidate that cuts no word and
+   ends well among all of them is shown, flagged over budget: a sentence cut mid-phrase loses
+   even to a whole one over budget (docs/results/real-words.md), and is shown, flagged
+   `cut-sentence`, only when every candidate is cut.
 4. A sentence across cues that no candidate splits into fitting parts is translated again with
    its total budget times each of `RETRANSLATE_STEPS` (always shorter than its last
    translation), and then cue by cue (`per_cue`, the same steps 1-3 for each cue).
@@ -28,11 +32,13 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
-from fitsub.lexicon import Lexicon, unknown_words
+from fitsub.dictionary import Dictionary, english_left
+from fitsub.lexicon import Lexicon, unknown_words, words_of
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
 from fitsub.quality_flags import KnowsWords, cut_words, segment_flags, words
+from fitsub.sentence_end import dangling_end
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -136,10 +142,23 @@ class Fitter:
             return [text], SINGLE
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
 
+    def english(self, u: Unit, text: str) -> int:
+        """How many words of `text` (each time it occurs) read as English
+        (`fitsub.dictionary.english_left`; 0 without the lexicon's dictionary)."""
+        d = self.lexicon.dictionary if self.lexicon is not None else None
+        english = (
+            set()
+            if not isinstance(d, Dictionary)
+            else set(english_left(u.source, text, d, self.terms))
+        )
+        return sum(w in english for w in words_of(text))
+
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
         and invents no word (none outside the lexicon, the source and the glossary)."""
         if self.lexicon is not None and unknown_words(text, [u.source], self.lexicon, self.terms):
+            return False
+        if self.english(u, text):  # a word left in English: not in the target language
             return False
         return not segment_flags(
             source=u.source,
@@ -229,21 +248,38 @@ def choose(
     out: CueTexts,
     multi: Collection[int],
 ) -> Pending | None:
-    """Accept the first candidate that fits (fitted n-best, then unconstrained n-best); when
-    none does, the shortest that cuts no word, flagged (a sentence across cues: pending)."""
+    """Accept the first candidate that fits and ends its sentence well (fitted n-best, then
+    unconstrained n-best; `fitsub.sentence_end`); when none does, the shortest that cuts no
+    word and ends well, flagged over budget (a sentence across cues: pending). A sentence cut
+    mid-phrase is shown only when every candidate is (flagged `cut-sentence`)."""
     free_text = u.restored(u.pick(free)) if free else None
     whole = whole_words(u.source, free_text, fitter.known)
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
+    english = fitter.english(u, free_text) if free_text is not None else 0
+
+    def ends_well(text: str) -> bool:
+        return dangling_end(u.source, text, fitter.fit.lang) is None
+
+    cut = None  # the first candidate that fits but ends mid-phrase
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
         if not (u.shield.complete(cand.text) and whole(text)):
             continue
+        if fitter.english(u, text) > english:  # never more English than the free translation
+            continue
         parts, path = fitter.parts(u, text)
         if parts is not None:
             path = path if len(u.cues) > 1 else _path(u, multi)
+            if not ends_well(text):
+                cut = cut or (parts, path, lost)
+                continue
             out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
     kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
+    if cut is not None and not any(ends_well(u.restored(c)) for c in kept):
+        out.accept(u, cut[0], fits=True, lost=cut[2], free=free_text, path=cut[1])
+        return None  # every candidate is cut mid-phrase: the one that fits, flagged
+    kept = [c for c in kept if ends_well(u.restored(c))] or kept
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
     text, lost = u.shield.restore(shortest.text)
     if len(u.cues) > 1:

@@ -11,6 +11,7 @@ from doubles import ToyBackend, toy_translate
 
 from fitsub.backend import Candidate, Request
 from fitsub.budget import limits_for
+from fitsub.dictionary import with_dictionary
 from fitsub.document import Document
 from fitsub.formats import parse_document, read_document
 from fitsub.lexicon import Lexicon
@@ -210,3 +211,108 @@ def test_a_fitting_translation_with_an_invented_word_is_translated_again_within_
     assert first.refitted and not second.refitted
     assert all(f.name != "unknown-word" for s in result.segments for f in s.flags)
     assert first.unconstrained == "Dietta il sale."  # the comparison still shows it
+
+
+class WithDictionary(WithLexicon):
+    """`WithLexicon` with the Italian word list beside its lexicon (`fitsub.dictionary`)."""
+
+    def __init__(
+        self,
+        words: Sequence[str],
+        free: Mapping[str, Sequence[str]],
+        fitted: Mapping[str, Sequence[str]],
+    ) -> None:
+        super().__init__(words, free, fitted)
+        self._lexicon = with_dictionary(self._lexicon)
+
+
+def test_a_fitting_line_of_real_words_the_lexicon_lacks_is_kept_as_it_is() -> None:
+    check = "We check every hive once a week."
+    doc = _srt((0, 3000, check))
+    backend = WithDictionary(
+        ["ogni", "collina"],  # "accediamo" is real Italian, seen once in the training text
+        free={check: ["Accediamo ogni collina."]},
+        fitted={check: ["Controlliamo una volta."]},
+    )
+    result = translate_document(doc, backend, SLOT)
+    assert [s.text for s in result.document.segments] == ["Accediamo ogni collina."]
+    assert [r.text for r in backend.calls if r.max_chars is not None] == []  # never re-fitted
+    assert not result.segments[0].refitted
+    assert all(f.name != "unknown-word" for f in result.segments[0].flags)
+
+
+def test_english_left_is_fitted_again_never_for_more_english_and_flagged_by_name() -> None:
+    buy, jar = "Buy honey from a local beekeeper.", "Every jar holds the work of bees."
+    doc = _srt((0, 3000, buy), (4000, 7000, jar))
+    backend = WithDictionary(
+        ["da", "un", "apicoltore", "locale", "compra", "miele", "ogni", "vasetto"],
+        free={buy: ["Buy honey da un apicoltore."], jar: ["Ogni vasetto tiene il lavoro."]},
+        fitted={
+            buy: ["Buy honey from un apicoltore.", "Compra miele da un apicoltore."],
+            jar: ["Every jar tiene il lavoro.", "Ogni vasetto tiene il lavoro."],
+        },
+    )
+    result = translate_document(doc, backend, SLOT)
+    assert [s.text for s in result.document.segments] == [
+        "Compra miele da un apicoltore.",  # the first has more English than the free one
+        "Ogni vasetto tiene il lavoro.",  # kept: no English word, never fitted again
+    ]
+    assert [r.text for r in backend.calls if r.max_chars is not None] == [buy]
+    only_english = WithDictionary(
+        ["da", "un", "apicoltore"],
+        free={buy: ["Buy honey da un apicoltore."]},
+        fitted={buy: ["Buy honey buy honey da un.", "Buy honey da un apicoltore."]},
+    )
+    flagged = translate_document(_srt((0, 3000, buy)), only_english, SLOT).segments[0]
+    assert flagged.fitted == "Buy honey da un apicoltore."
+    assert [f.detail for f in flagged.flags if f.name == "untranslated"] == [
+        "English left: buy, honey"
+    ]
+
+
+WEEKS = "Each of them lives only a few weeks."
+WEEKS_FREE = ["Ognuna di loro vive soltanto per qualche settimana."]  # too long for 2 s
+
+
+def test_a_candidate_ending_mid_phrase_never_wins_over_one_that_ends_well() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    fitted = {WEEKS: ["Ognuna vive per qualche", "Ognuna vive poche settimane."]}
+    result = translate_document(doc, Scripted({WEEKS: WEEKS_FREE}, fitted), SLOT)
+    seg = result.segments[0]
+    assert seg.fitted == "Ognuna vive poche settimane." and seg.fits
+    assert all(f.name != "cut-sentence" for f in seg.flags)
+
+
+def test_when_only_a_cut_sentence_fits_the_whole_one_is_shown_over_budget() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    fitted = {WEEKS: ["Ognuna vive per qualche"]}
+    seg = translate_document(doc, Scripted({WEEKS: WEEKS_FREE}, fitted), SLOT).segments[0]
+    assert seg.fitted == WEEKS_FREE[0] and not seg.fits
+    assert [f.name for f in seg.flags] == ["over-budget"]
+
+
+def test_when_every_candidate_is_cut_mid_phrase_it_is_flagged_cut_sentence() -> None:
+    doc = _srt((0, 2000, WEEKS))
+    free = {WEEKS: ["Ognuna di loro vive soltanto per qualche"]}
+    fitted = {WEEKS: ["Ognuna vive per qualche"]}
+    seg = translate_document(doc, Scripted(free, fitted), SLOT).segments[0]
+    assert seg.fitted == "Ognuna vive per qualche" and seg.fits and seg.model_fits
+    assert [f.detail for f in seg.flags if f.name == "cut-sentence"] == ["ends on 'qualche'"]
+
+
+def test_a_recurring_name_is_rendered_one_way_and_an_ellipsis_stays_an_ellipsis() -> None:
+    one, two, three = "Scales is late.", "Tell Scales the boat is here...", "We wait for Scales."
+    doc = _srt((0, 3000, one), (4000, 7000, two), (8000, 11000, three))
+    free = {
+        one: ["Scala è in ritardo."],
+        two: ["Di' a Scales che la barca è qui.."],
+        three: ["Aspettiamo  Scala."],
+    }
+    result = translate_document(doc, Scripted(free), SLOT)
+    assert [s.text for s in result.document.segments] == [
+        "Scales è in ritardo.",
+        "Di' a Scales che la barca è qui...",
+        "Aspettiamo Scales.",
+    ]
+    assert not any(s.refitted for s in result.segments)  # kept, as the comparison shows
+    assert [s.unconstrained for s in result.segments] == [s.fitted for s in result.segments]

@@ -12,6 +12,7 @@ from factories import tiny_checkpoint
 
 from fitsub.backend import Request
 from fitsub.lexicon import LEXICON_FILE, Lexicon, lexicon_bytes, unknown_words
+from fitsub.nmt import checkpoint
 from fitsub.nmt.backend import NMTBackend
 
 
@@ -59,8 +60,11 @@ def test_fitted_words_keep_to_the_lexicon_and_the_source(tmp_path: Path) -> None
 
 
 def test_nothing_satisfies_the_lexicon_the_segment_is_flagged_unknown_word(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the lexicon alone: without the Italian word list, some of the tiny model's random
+    # fragments are listed words ("fitsub.dictionary")
+    monkeypatch.setattr(checkpoint, "with_dictionary", lambda lexicon, lang=None: lexicon)
     model = tiny_checkpoint(tmp_path)
     _write(model / LEXICON_FILE, {"qqqq": 1})  # no word the model can write
     code, report = translate_toy_srt(tmp_path, model)
@@ -112,3 +116,25 @@ def test_a_model_without_a_lexicon_says_so_once(
     assert run(["translate", str(srt), "--model", str(model), "--table-format", "tsv"]) == 0
     err = capsys.readouterr().err
     assert err.count("no lexicon.txt.gz") == 1
+
+
+def test_a_corrupt_word_list_is_one_line_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import wordfreq
+
+    import fitsub.dictionary as dictionary
+
+    def corrupt(lang: str, wordlist: str = "best") -> dict[str, float]:
+        raise ValueError("unpack(b) received extra data")
+
+    model = tiny_checkpoint(tmp_path)
+    _write(model / LEXICON_FILE, {"casa": 3})
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", corrupt)
+    dictionary._cached_list.cache_clear()
+    dictionary.load_dictionary.cache_clear()
+    try:
+        assert_refused_in_one_line(tmp_path, model, "large_it.msgpack.gz", capsys)
+    finally:
+        dictionary._cached_list.cache_clear()
+        dictionary.load_dictionary.cache_clear()

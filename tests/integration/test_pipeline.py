@@ -31,10 +31,12 @@ def test_srt_keeps_every_cue_id_and_timing_and_fits_budgets() -> None:
     # every translated segment is within its budget, and the toy language alone would overflow
     translated = [r for r in result.segments if r.budget is not None]
     # within budget, or flagged when the backend found nothing that fits ("(laughs)": 6 chars)
+    # or only cuts that end mid-phrase (the toy drops words from the end: "... un lotino
+    # della"): the whole sentence is shown over budget instead (issue 43)
     assert translated and all(r.fits or not r.model_fits for r in translated)
-    assert sum(not r.model_fits for r in translated) == 1
+    assert sorted(r.index for r in translated if not r.model_fits) == [11, 13, 15, 16]
     summary = summarize(result.segments)
-    assert summary.fitted_within == 19 / 20  # all but the flagged one
+    assert summary.fitted_within == 16 / 20  # all but the flagged ones
     assert summary.unconstrained_within is not None and summary.unconstrained_within < 1.0
     # the written file parses back to the same cues
     again = parse_document(render_document(out), "srt")

@@ -76,7 +76,12 @@ def test_the_budget_is_the_box_room_when_that_binds() -> None:
         for s, room in zip(doc.segments, rooms, strict=True)
     ]
     assert budgets[0] is not None and budgets[0].binding == "layout"  # the title's box binds
-    assert all(r.fits for r in result.segments)
+    # the toy backend cuts the title after "un" (an article): a sentence cut mid-phrase loses
+    # to the whole one, shown over its box and flagged (issue 43); every other line fits
+    title, *rest = result.segments
+    assert not title.fits and [f.name for f in title.flags] == ["over-budget"]
+    assert title.fitted == "Whyino learnino un languageino?"
+    assert all(r.fits for r in rest)
 
 
 def test_round_trip_keeps_runs_formatting_and_text_elsewhere() -> None:

@@ -1,0 +1,235 @@
+"""Real words from a dictionary made for the job: wordfreq's large word lists (issue 43).
+
+The model's lexicon (`fitsub.lexicon`: its training words seen twice) misses real words a
+translation may need ("apiari", "accediamo", "impia"). Beside it, fitsub reads the word
+frequency list of the target language and of English from wordfreq (Speer 2022, "wordfreq
+v3.0", built from subtitles, Wikipedia, books, news and web text; pinned in pyproject.toml, its
+data inside the wheel, so nothing is downloaded at run time):
+
+* a word of the target list is **real**: never `unknown-word`, and the search may write it
+  (`Dictionary.search_words`, merged into the lexicon by `with_dictionary`);
+* a word is **English** when its frequency in the English list is at least `ENGLISH_MARGIN`
+  zipf above its frequency in the target list ("blade": it 3.28, en 4.19; "computer": it 4.86,
+  en 4.97 is Italian) and it is not a loanword of `LOANWORDS`; English words are not search
+  words, and a line that holds one is not in its target language (`english_words`);
+* German compounds are split: "Bienenstockwaage" is real when it is a run of listed words of
+  at least `COMPOUND_PART` letters each, joined directly or by a linking "s" ("Arbeitszeit").
+
+Words are compared as `fitsub.lexicon.words_of` spells them (NFKC, lower case, letter runs):
+a list entry with an apostrophe ("dell'anno") gives its parts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fitsub.errors import InputError
+from fitsub.lexicon import Lexicon, words_of
+
+WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
+ENGLISH_MARGIN = 0.5  # zipf: English when en - target >= this ("blade" 0.91, "computer" 0.11)
+NAME_ZIPF = 3.0  # a capitalised source word rarer than this in English reads as a name
+COMPOUND_PART = 4  # shortest part of a split German compound ...
+COMPOUND_ZIPF = 2.5  # ... and its least frequency (the large list holds fragments: "blab", "lub")
+LANGUAGES = ("it", "de", "fr", "es")
+# words the target language borrowed from English, written as in English, that the lists see
+# more often in English text (compared in lower case)
+LOANWORDS: Mapping[str, frozenset[str]] = {
+    "it": frozenset(
+        "ok okay weekend week sport bar club team manager marketing online email mail web "
+        "software hardware computer internet social show star fan selfie smartphone leader "
+        "hobby jeans shopping stop sexy cool baby killer thriller gay trend business "
+        "partner privacy chat computer file link post blog".split()
+    ),
+    "de": frozenset(
+        "ok okay team job computer internet email online software fan baby cool show star "
+        "party handy meeting manager training trend shopping stop sexy blog link chat".split()
+    ),
+    "fr": frozenset(
+        "ok okay week weekend email mail internet online software fan baby cool show star "
+        "parking shopping stop sexy blog chat manager football club bar".split()
+    ),
+    "es": frozenset(
+        "ok okay email internet online software fan baby cool show star club bar fútbol "
+        "marketing stop sexy blog chat manager".split()
+    ),
+}
+
+
+def _zipf_by_word(freqs: Mapping[str, float]) -> dict[str, float]:
+    """A wordfreq list as zipf frequencies (log10 of the frequency per billion words), keyed
+    by fitsub's words (an entry's letter runs, the highest frequency kept)."""
+    out: dict[str, float] = {}
+    log10 = math.log10
+    for key, freq in freqs.items():
+        if freq <= 0:
+            continue
+        z = log10(freq) + 9.0
+        if key.isalpha() and key.islower():  # most entries are one word already
+            if z > out.get(key, 0.0):
+                out[key] = z
+            continue
+        for w in words_of(key):
+            if z > out.get(w, 0.0):
+                out[w] = z
+    return out
+
+
+@dataclass(frozen=True)
+class Dictionary:
+    """The target language's word list and English's, as zipf frequencies by word."""
+
+    language: str
+    target: Mapping[str, float]
+    english: Mapping[str, float]
+    source: str = ""
+    _search: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self._search:  # `is_english` inlined: 300,000 words
+            loan, en = LOANWORDS.get(self.language, frozenset()), self.english
+            english = {
+                w
+                for w, z in self.target.items()
+                if en.get(w, 0.0) - z >= ENGLISH_MARGIN and w not in loan
+            }
+            object.__setattr__(self, "_search", frozenset(self.target.keys() - english))
+
+    def zipf(self, word: str) -> float:
+        """The word's zipf frequency in the target list (0: not listed)."""
+        return self.target.get(word, 0.0)
+
+    def knows(self, word: str) -> bool:
+        """Whether `word` (normalised) is a listed word of the target language or, in German,
+        a compound of listed words."""
+        if word in self.target:
+            return True
+        return self.language == "de" and self.compound(word) is not None
+
+    def compound(self, word: str) -> list[str] | None:
+        """The parts of a German compound of listed words (a linking "s" allowed), or None."""
+        return _split(word, self.target)
+
+    def is_english(self, word: str) -> bool:
+        """Whether `word` reads as English rather than the target language (module docstring)."""
+        if word in LOANWORDS.get(self.language, frozenset()):
+            return False
+        en = self.english.get(word, 0.0)
+        if en == 0.0:
+            return False
+        if self.language == "de" and word not in self.target and self.compound(word):
+            return False
+        return en - self.target.get(word, 0.0) >= ENGLISH_MARGIN
+
+    @property
+    def search_words(self) -> frozenset[str]:
+        """The listed words the search may write: every target word that is not English."""
+        return self._search
+
+
+def _split(word: str, target: Mapping[str, float]) -> list[str] | None:
+    """`word` as 2-4 listed words of `COMPOUND_PART`+ letters and zipf `COMPOUND_ZIPF`+ (each
+    but the last may take a linking "s"), the longest first part first; None if none."""
+
+    def part(w: str) -> bool:
+        return len(w) >= COMPOUND_PART and target.get(w, 0.0) >= COMPOUND_ZIPF
+
+    def go(rest: str, depth: int) -> list[str] | None:
+        if depth > 0 and part(rest):
+            return [rest]
+        if depth >= 3:
+            return None
+        for cut in range(len(rest) - COMPOUND_PART, COMPOUND_PART - 1, -1):
+            head, tail = rest[:cut], rest[cut:]
+            heads = [head] + ([head[:-1]] if head.endswith("s") and len(head) > 4 else [])
+            for h in heads:
+                if part(h):
+                    found = go(tail, depth + 1)
+                    if found is not None:
+                        return [h, *found]
+        return None
+
+    return go(word, 0)
+
+
+def english_words(
+    text: str, dictionary: Dictionary, exempt: Iterable[str] = (), known: Collection[str] = ()
+) -> list[str]:
+    """The words of `text` that read as English (`Dictionary.is_english`), each once, in order;
+    words of `exempt` (names and proper nouns kept from the source, glossary terms: any text)
+    are not counted, nor words of `known` (lower-cased words the caller accepts)."""
+    free = {w for e in exempt for w in words_of(e)} | set(known)
+    out: list[str] = []
+    for w in words_of(text):
+        if w not in free and w not in out and dictionary.is_english(w):
+            out.append(w)
+    return out
+
+
+def _wordfreq_list(lang: str) -> dict[str, float]:
+    """wordfreq's large list of `lang` as zipf by fitsub word; InputError naming the list."""
+    try:
+        import wordfreq
+    except ImportError as err:
+        raise InputError(None, f"word lists: wordfreq is not installed ({err})") from err
+    where = Path(wordfreq.__file__).parent / "data" / f"{WORDLIST}_{lang}.msgpack.gz"
+    try:
+        freqs = wordfreq.get_frequency_dict(lang, wordlist=WORDLIST)
+    except (OSError, ValueError, LookupError, EOFError) as err:
+        raise InputError(where, f"cannot read the word list: {err}") from err
+    if not freqs:
+        raise InputError(where, "the word list is empty")
+    return _zipf_by_word(freqs)
+
+
+@functools.lru_cache(maxsize=2)
+def _cached_list(lang: str) -> dict[str, float]:
+    return _wordfreq_list(lang)
+
+
+@functools.lru_cache(maxsize=4)
+def load_dictionary(lang: str) -> Dictionary | None:
+    """The dictionary of target language `lang` (None for a language without one: only
+    `LANGUAGES`); read once per process. A missing or corrupt list is an InputError."""
+    if lang not in LANGUAGES:
+        return None
+    target, english = _cached_list(lang), _cached_list("en")
+    from importlib.metadata import version
+
+    return Dictionary(
+        language=lang, target=target, english=english, source=f"wordfreq {version('wordfreq')}"
+    )
+
+
+def with_dictionary(lexicon: Lexicon, lang: str | None = None) -> Lexicon:
+    """`lexicon` with the dictionary of its language (or `lang`) beside it: its words are real
+    and the search may write the listed words that are not English; unchanged for a language
+    without one."""
+    dictionary = load_dictionary(lang or lexicon.language)
+    if dictionary is None:
+        return lexicon
+    return dataclasses.replace(lexicon, dictionary=dictionary, _sorted=())
+
+
+def english_left(
+    source: str, output: str, dictionary: Dictionary, terms: Collection[str] = ()
+) -> list[str]:
+    """English words of `output` (`english_words`), names and proper nouns of the source
+    exempt (`fitsub.quality_flags.names_of`: capitalised words that open no sentence; and any
+    capitalised source word rarer than `NAME_ZIPF` in English: "Okafor" after "Mr."; not a word
+    written in capitals: "THE BAKERY - OPEN AT SIX" names nothing), and so are
+    interjections ("OK", "hey") and glossary `terms`: the words a translation left in English."""
+    from fitsub.quality_flags import INTERJECTIONS, names_of
+
+    found = re.findall(r"[^\W\d_]+", source)
+    shouted = {w.lower() for w in found if len(w) > 1 and w.isupper()}  # a sign in capitals
+    capitalised = [w.lower() for w in found if w[:1].isupper() and w.lower() not in shouted]
+    rare = [w for w in capitalised if dictionary.english.get(w, 0.0) < NAME_ZIPF]
+    names = [w for w in names_of(source) if w not in shouted]
+    return english_words(output, dictionary, exempt=terms, known=[*names, *rare, *INTERJECTIONS])

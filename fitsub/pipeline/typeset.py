@@ -1,0 +1,57 @@
+"""Consistency over a file, after fitting: one rendering per recurring name (`fitsub.names`)
+and the typography of the source (`fitsub.typography`), cue by cue within each cue's budget
+(issue 43, part 4). Applied to the fitted and to the unconstrained turns alike, so a kept
+translation stays the unconstrained one shown beside it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+
+from fitsub.names import entries, recurring_names, unify
+from fitsub.pipeline.plan import PlannedSegment
+from fitsub.pipeline.share import CueTexts
+from fitsub.typography import follow_source
+from fitsub.units import char_length
+
+
+def in_order(by_turn: Mapping[int, str]) -> list[str]:
+    """A cue's per-turn texts in turn order."""
+    return [by_turn[t] for t in sorted(by_turn)]
+
+
+def _within(p: PlannedSegment, old: Mapping[int, str], new: Mapping[int, str]) -> bool:
+    """Whether a cue's new turns fit its budget, or are no longer than its old ones."""
+
+    def chars(turns: Mapping[int, str]) -> int:
+        return sum(char_length(t) for t in turns.values()) + len(turns) - 1
+
+    return p.budget is not None and chars(new) <= max(p.budget.chars, chars(old))
+
+
+def typeset(planned: Sequence[PlannedSegment], got: CueTexts, exempt: Collection[str]) -> None:
+    """Every cue's fitted and unconstrained turns made consistent over the file: one rendering
+    per recurring name (`fitsub.names`; glossary terms `exempt`), the typography of its source
+    (`fitsub.typography.follow_source`: ellipses kept, single spaces); a fitted cue changes
+    only where it stays within its budget (an ellipsis put back costs characters)."""
+    sources = {
+        i: p.protected.turn_texts for i, p in enumerate(planned) if p.protected and i in got.turns
+    }
+    names = recurring_names([" ".join(t) for t in sources.values()], exempt)
+    entry_of: dict[int, dict[str, str]] = {}
+    for name in names:
+        has = [i for i, t in sources.items() if re.search(rf"\b{re.escape(name)}\b", " ".join(t))]
+        entry = entries([name], [" ".join(in_order(got.turns[i])) for i in has])
+        for i in has:
+            entry_of.setdefault(i, {}).update(entry)
+    for i, by_turn in got.turns.items():
+        src, here = dict(enumerate(sources.get(i, ()))), entry_of.get(i, {})
+        new = {t: _fix(src.get(t, ""), text, here) for t, text in by_turn.items()}
+        if _within(planned[i], by_turn, new):
+            got.turns[i] = new
+        if i in got.free:
+            got.free[i] = {t: _fix(src.get(t, ""), x, here) for t, x in got.free[i].items()}
+
+
+def _fix(source: str, text: str, entry_of: Mapping[str, str]) -> str:
+    return follow_source(source, unify(text, entry_of))

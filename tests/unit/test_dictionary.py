@@ -1,0 +1,82 @@
+"""The word lists beside the lexicon (issue 43): real words, English told from the target
+language by frequency, German compounds split, a broken list refused in one line."""
+
+from __future__ import annotations
+
+import pytest
+
+import fitsub.dictionary as dictionary
+from fitsub.dictionary import english_left, load_dictionary, with_dictionary
+from fitsub.errors import InputError
+from fitsub.lexicon import Lexicon, unknown_words
+
+
+def test_real_italian_words_the_lexicon_lacks_are_known_and_made_up_ones_are_not() -> None:
+    it = load_dictionary("it")
+    assert it is not None
+    assert all(it.knows(w) for w in ("apiari", "accediamo", "impia", "bagna"))
+    assert not any(it.knows(w) for w in ("pescere", "comprono", "jartiene", "cinquantamiere"))
+
+
+def test_english_is_told_from_italian_by_frequency_with_loanwords_kept() -> None:
+    it = load_dictionary("it")
+    assert it is not None
+    assert [w for w in ("blade", "hive", "twelve", "kilos", "beekeepers") if it.is_english(w)] == [
+        "blade",
+        "hive",
+        "twelve",
+        "kilos",
+        "beekeepers",
+    ]
+    assert not any(it.is_english(w) for w in ("computer", "film", "weekend", "scala", "apiari"))
+    assert "blade" not in it.search_words and "apiari" in it.search_words
+
+
+def test_german_compounds_of_listed_words_are_real() -> None:
+    de = load_dictionary("de")
+    assert de is not None
+    assert de.compound("bienenstockwaage") == ["bienenstock", "waage"]
+    assert de.knows("arbeitszeitmodell")
+    assert not de.knows("blablubxyz") and de.compound("qwertzuiopas") is None
+
+
+def test_names_interjections_and_glossary_terms_are_not_english_left() -> None:
+    it = load_dictionary("it")
+    assert it is not None
+    src = "My neighbour, Mr. Okafor, said hey to the Honey Makers."
+    out = "Il mio vicino, il signor Okafor, ha detto hey agli Honey Makers e buy."
+    assert english_left(src, out, it) == ["buy"]
+    assert english_left("Subtitles: Nora Bellweather Project", "Subtitles: Nora", it) == [
+        "subtitles"
+    ]
+    assert english_left("Buy honey.", "Buy miele.", it, terms=["Buy"]) == []
+    sign = "THE BAKERY - OPEN AT SIX"  # capitals are no sign of a name
+    assert english_left(sign, sign, it) == ["the", "bakery", "open", "at", "six"]
+
+
+def test_a_lexicon_with_its_dictionary_calls_no_real_word_unknown() -> None:
+    lexicon = with_dictionary(Lexicon({"ogni": 3, "collina": 2}, language="it"))
+    assert unknown_words("Accediamo ogni collina, pescere.", ["We"], lexicon) == ["pescere"]
+    assert lexicon.knows("accediamo") and not lexicon.knows("blade") and lexicon.real("blade")
+    assert lexicon.has_prefix("accedia") and lexicon.counts.keys() == {"ogni", "collina"}
+    assert with_dictionary(Lexicon({"x": 2}, language="nl")).dictionary is None
+
+
+def test_a_missing_or_corrupt_word_list_is_one_input_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import wordfreq
+
+    def broken(lang: str, wordlist: str = "best") -> dict[str, float]:
+        raise OSError("not a gzipped file")
+
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", broken)
+    dictionary._cached_list.cache_clear()
+    load_dictionary.cache_clear()
+    try:
+        with pytest.raises(InputError) as err:
+            load_dictionary("es")
+        assert "large_es.msgpack.gz" in str(err.value) and "not a gzipped file" in str(err.value)
+    finally:
+        dictionary._cached_list.cache_clear()
+        load_dictionary.cache_clear()
