@@ -177,7 +177,9 @@ class Trainer:
                 torch.autograd.backward(loss * scale)
             loss_sum += float(loss.detach())
         for g in self.optimizer.param_groups:
-            g["lr"] = scheduled_lr(cfg.lr_schedule, step, cfg.lr, cfg.warmup, self.stop.progress())
+            g["lr"] = scheduled_lr(
+                cfg.lr_schedule, step=step, lr=cfg.lr, warmup=cfg.warmup, done=self.stop.progress()
+            )
         if cfg.clip_norm > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_norm, foreach=True)
         self.optimizer.step()
@@ -192,17 +194,11 @@ class Trainer:
                 terms = model(src=b.src, tgt=b.tgt, prev=b.prev, tgt_len=b.tgt_len, eps=eps)
                 return torch.as_tensor(terms.loss) * b.n_tgt
             hidden = model(b.src, b.tgt_in, b.tgt_len, hidden=True)  # (B, T, D)
-        return self._loss(hidden, b.tgt_out, eps)
-
-    def _loss(self, hidden: Tensor, tgt_out: Tensor, eps: float) -> Tensor:
-        """Summed label-smoothed NLL of the non-pad targets, through the tied output projection."""
         # (V, D) the output projection: the tied embedding, or a converted model's own
         w = getattr(unwrap(self.model), "output_weight", self.model.embed.weight)
-        dtype, pad = (torch.bfloat16 if self.bf16 else torch.float32), self.mcfg.pad_id
-        rows = chunk_rows(hidden.device, w.size(0))
-        return projected_nll(
-            hidden=hidden, weight=w, target=tgt_out, pad=pad, eps=eps, dtype=dtype, chunk=rows
-        )
+        dtype, rows = (torch.bfloat16 if self.bf16 else torch.float32), chunk_rows(w.device, len(w))
+        pad = self.mcfg.pad_id
+        return projected_nll(hidden, w, b.tgt_out, pad=pad, eps=eps, dtype=dtype, chunk=rows)
 
     @torch.no_grad()
     def evaluate(self) -> tuple[float, float | None]:
@@ -274,8 +270,10 @@ class Trainer:
         start_time = time.perf_counter()
         start_step = st.step
         self._emit(StartEvent(step=start_step, max_steps=cfg.max_steps, max_time=cfg.max_time))
-        since = round(time.monotonic() - self.stop.started, 2)  # the command's set-up time
-        self._log({"event": "start", "step": start_step, "setup_s": since, "config": cfg.to_dict()})
+        setup_s = round(time.monotonic() - self.stop.started, 2)  # the command's set-up time
+        self._log(
+            {"event": "start", "step": start_step, "setup_s": setup_s, **{"config": cfg.to_dict()}}
+        )
         self.stop.install()  # SIGTERM / SIGINT: stop at the next update
         self.stop.begin()
         try:
