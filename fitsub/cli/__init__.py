@@ -47,6 +47,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.eval:eval_cmd",
         "Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.",
     ),
+    "dub-check": (
+        "fitsub.cli.dub_check:dub_check_cmd",
+        "Speak every source and dubbed line with espeak-ng and check each line's duration.",
+    ),
     "export": (
         "fitsub.cli.export:export_cmd",
         "Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer "
@@ -95,7 +99,7 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "Models",
         ("train", "train-length", "distill", "average", "export", "convert", "lexicon", "links"),
     ),
-    ("Evaluate", ("eval",)),
+    ("Evaluate", ("eval", "dub-check")),
 )
 
 _DEBUG_ENV = "FITSUB_DEBUG"
