@@ -14,7 +14,7 @@ from rich.text import Text
 
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
-from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.limits import pick_profile, settings, speech_options, translate_options
 from fitsub.cli.models import check_model_path
 from fitsub.cli.options import (
     STRICT_EXIT,
@@ -90,6 +90,18 @@ def translate_cmd(
     ),
     cpl: int | None = typer.Option(
         None, "--cpl", help="Characters per line (default per language or profile)."
+    ),
+    unit: str | None = typer.Option(
+        None,
+        "--unit",
+        help="Budget unit: char, or syllables / seconds for dubbing (the speaking window; "
+        "espeak-ng). Default: char; seconds with --profile dubbing.",
+    ),
+    isochrony: str = typer.Option(
+        "source", "--isochrony", help="Dubbing window: the source's speaking time, or the cue."
+    ),
+    speech_rate: float | None = typer.Option(
+        None, "--speech-rate", help="Syllables/s of --lang (default: Pellegrino et al. 2011)."
     ),
     lines: Lines = None,
     cps: Cps = None,
@@ -183,6 +195,15 @@ def translate_cmd(
         profile=chosen,
         default_ratio=config.get("ratio"),
     )
+    opts = speech_options(
+        opts,
+        unit=unit,
+        profile=chosen,
+        src_lang=src_lang,
+        isochrony=isochrony,
+        speech_rate=speech_rate,
+        ratio_given=ratio is not None or min_ratio is not None,
+    )
     check_policy(length_policy, ("source", "predicted"))
     if quality_threshold is not None:
         check_share("quality_threshold", quality_threshold)
@@ -201,6 +222,9 @@ def translate_cmd(
         "mode": opts.mode,
         "ratio": opts.ratio,
         "min_ratio": opts.min_ratio,
+        "unit": "char" if opts.speech is None else opts.speech.unit,
+        "isochrony": None if opts.speech is None else opts.speech.isochrony,
+        "speech_rate": None if opts.speech is None else opts.speech.rate,
         "limits": dataclasses.asdict(opts.limits),
         "length_policy": length_policy,
     }

@@ -93,6 +93,8 @@ def translate_document(
 ) -> TranslationResult:
     """Translate every translatable segment of `doc` into its budget, keeping every
     unconstrained translation that already fits (`fitsub.pipeline.run`)."""
+    if opts.speech is not None:  # dubbing: each cue is an actor's line, timed on its own
+        opts = dataclasses.replace(opts, per_cue=True)
     # plan: budgets, sentence groups, one unit of work per request
     planned = plan(doc, opts)
     groups = sentence_groups(planned, doc)
@@ -102,7 +104,14 @@ def translate_document(
     free = runner.free(units)
     fit = CueFit(planned, doc.timed, opts.limits, opts.lang)
     terms = tuple(t.target for t in opts.glossary.terms) if opts.glossary is not None else ()
-    fitter = Fitter(fit, opts.min_ratio, known_words(backend, free), lexicon_of(backend), terms)
+    fitter = Fitter(
+        fit,
+        opts.min_ratio,
+        known_words(backend, free),
+        lexicon_of(backend),
+        terms,
+        speech=opts.speech,
+    )
     got = CueTexts()
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     pending, fitter = settle(runner, units, opts, fitter, got, multi, free)

@@ -33,6 +33,7 @@ from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
 from fitsub.quality_flags import KnowsWords, cut_words, segment_flags, words
+from fitsub.speech_budget import SpeechBudgeter
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -118,13 +119,18 @@ class Fitter:
     known: Collection[str]
     lexicon: Lexicon | None = None  # the model's (`fitsub.lexicon`): None, no word is invented
     terms: tuple[str, ...] = ()  # glossary targets: words that may be outside the lexicon
+    speech: SpeechBudgeter | None = None  # counts syllables for units with a speaking window
 
     def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
         """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
         that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues)."""
         n = char_length(text)
-        if self.min_ratio is not None and n < ratio_chars_ceil(
-            self.min_ratio, char_length(u.source)
+        if not self.in_window(u, text):
+            return None, ""
+        if (
+            u.window is None
+            and self.min_ratio is not None
+            and n < ratio_chars_ceil(self.min_ratio, char_length(u.source))
         ):
             return None, ""
         if len(u.cues) > 1:
@@ -135,6 +141,19 @@ class Fitter:
         if prot is not None and prot.is_dialogue:  # a turn: its cue is laid out turn by turn
             return [text], SINGLE
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
+
+    def in_window(self, u: Unit, text: str) -> bool:
+        """Whether `text`'s syllables are inside `u`'s speaking window (no window: True)."""
+        if u.window is None or self.speech is None:
+            return True
+        syllables = self.speech.syllables(text)
+        return u.window.min_syllables <= syllables <= u.window.max_syllables
+
+    def off_target(self, u: Unit, text: str) -> float:
+        """How far `text` is from `u`'s target syllables (0 without a window)."""
+        if u.window is None or self.speech is None:
+            return 0.0
+        return abs(self.speech.syllables(text) - u.window.target_syllables)
 
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
@@ -234,6 +253,8 @@ def choose(
     free_text = u.restored(u.pick(free)) if free else None
     whole = whole_words(u.source, free_text, fitter.known)
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
+    if u.window is not None:  # dubbing: the n-best re-ranked by closeness to the target time
+        pool.sort(key=lambda c: fitter.off_target(u, u.restored(c)))
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
         if not (u.shield.complete(cand.text) and whole(text)):
@@ -245,6 +266,8 @@ def choose(
             return None
     kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
+    if u.window is not None:  # a miss, flagged: the closest to the window, not the shortest
+        shortest = kept[0]
     text, lost = u.shield.restore(shortest.text)
     if len(u.cues) > 1:
         return Pending(u, char_length(text), free_text)

@@ -17,6 +17,7 @@ from fitsub.glossary import Glossary, Shielded, shield
 from fitsub.lengthpred.policy import LengthPolicy, Requested
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
+from fitsub.speech_budget import SpeechWindow
 from fitsub.units import char_length, ratio_chars_ceil
 
 WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word
@@ -35,6 +36,7 @@ class Unit:
     turn: int = 0  # the speaker turn inside a single dialogue cue
     asked: Requested | None = None  # the length policy's request (None: the budget)
     line: int | None = None  # a dialogue turn on a line of its own: the line's characters
+    window: SpeechWindow | None = None  # a dubbing budget's speaking window (one cue)
 
     def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
         """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
@@ -43,7 +45,9 @@ class Unit:
             return Request(self.shield.text)
         room = max(1, budget - self.shield.extra_chars)
         low = None
-        if min_ratio is not None:
+        if self.window is not None:
+            low = max(0, min(room, self.window.min_chars - self.shield.extra_chars))
+        elif min_ratio is not None:
             wanted = ratio_chars_ceil(min_ratio, char_length(self.source))
             low = max(0, min(room, wanted - self.shield.extra_chars))
         target = (
@@ -149,17 +153,18 @@ def units_of(
             prots = [pr for i in cues if (pr := planned[i].protected) is not None]
             text = " ".join(pr.plain for pr in prots)
             budget = sum(cue_budgets) + len(cues) - 1
-            units.append(
-                make_unit(
-                    source=text,
-                    budget=budget,
-                    cues=tuple(cues),
-                    cue_budgets=cue_budgets,
-                    group=gi,
-                    glossary=opts.glossary,
-                    keep=kept_spans(prots),
-                )
+            unit = make_unit(
+                source=text,
+                budget=budget,
+                cues=tuple(cues),
+                cue_budgets=cue_budgets,
+                group=gi,
+                glossary=opts.glossary,
+                keep=kept_spans(prots),
             )
+            if len(cues) == 1 and planned[cues[0]].window is not None:
+                unit = dataclasses.replace(unit, window=planned[cues[0]].window)
+            units.append(unit)
     return units
 
 
