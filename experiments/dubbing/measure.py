@@ -4,10 +4,11 @@ system's output from the source's speaking time? (docs/results/dubbing.md)
     # which predicts the synthesized duration ratio of translation to source better?
     .venv/bin/python experiments/dubbing/measure.py predictors build/dub
     # systems: translate reports (fitsub translate --report) scored against the references
-    .venv/bin/python experiments/dubbing/measure.py systems build/dub char syl
+    .venv/bin/python experiments/dubbing/measure.py systems build/dub char.dev syl.dev
 
 `build/dub/dev.LANG.src.txt` / `dev.LANG.ref` hold the dev sentences (never committed; see
-docs/results/dubbing.md for the lines taken); `build/dub/NAME.LANG.json` a translate report.
+docs/results/dubbing.md for the lines taken); `build/dub/NAME.LANG.json` a translate report
+(experiments/dubbing/run.sh makes them all).
 Every line is synthesized with espeak-ng at its language's calibrated speed
 (fitsub.speech.ESPEAK_WPM); durations are cached in build/dub/durations.json.
 """
@@ -86,6 +87,12 @@ def predictors(folder: Path) -> None:
         durations.save()
 
 
+def quality(hyps: list[str], refs: list[str], scored: bool) -> str:
+    if not scored:
+        return "– | –"
+    return f"{bleu(hyps, refs).score:.1f} | {chrf(hyps, refs).score:.1f}"
+
+
 def system_rows(folder: Path, name: str, lang: str, durations: Durations) -> list[str]:
     report = json.loads((folder / f"{name}.{lang}.json").read_text(encoding="utf-8"))
     segments = report["segments"]
@@ -94,7 +101,10 @@ def system_rows(folder: Path, name: str, lang: str, durations: Durations) -> lis
     en, counter = SyllableCounter("en"), SyllableCounter(lang)
     s_syl = en.count_many(src)
     rows = []
-    for label, field in (("unconstrained", "unconstrained"), (name, "fitted")):
+    label_of = {"char": "char-isometric 1.0", "syl": "syllable-isometric"}
+    named = label_of.get(name.split(".")[0], name)
+    scored = len(refs) == len(segments)  # the scene sample has no reference: no BLEU
+    for label, field in (("unconstrained", "unconstrained"), (named, "fitted")):
         hyps = [s[field] or "" for s in segments]
         t_syl = counter.count_many(hyps)
         char_r = [char_length(h) / char_length(s) for s, h in zip(src, hyps, strict=True)]
@@ -102,7 +112,7 @@ def system_rows(folder: Path, name: str, lang: str, durations: Durations) -> lis
         time_r = [x * SPEECH_RATES["en"] / SPEECH_RATES[lang] for x in syl_r]
         synth = [durations(lang, h) / durations("en", s) for s, h in zip(src, hyps, strict=True)]
         rows.append(
-            f"| {lang} | {label} | {bleu(hyps, refs).score:.1f} | {chrf(hyps, refs).score:.1f}"
+            f"| {lang} | {label} | {quality(hyps, refs, scored)}"
             f" | {100 * within(char_r, 0.10):.1f} | {100 * within(syl_r, 0.10):.1f}"
             f" | {100 * within(time_r, 0.10):.1f} | {statistics.fmean(time_r):.2f}"
             f" | {100 * within(synth, 0.15):.1f} | {statistics.fmean(synth):.2f} |"
