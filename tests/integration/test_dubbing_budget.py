@@ -178,3 +178,29 @@ def test_a_ratio_with_a_speech_unit_is_refused(tmp_path: Path, capsys: Any) -> N
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "--unit" in err, err
     assert not (tmp_path / "o.srt").exists()
+
+
+def test_without_espeak_a_speech_unit_says_how_to_get_it(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    srt = tmp_path / "scene.srt"
+    srt.write_text(SRT, "utf-8")
+    monkeypatch.setenv("PATH", "")
+    out = tmp_path / "o.srt"
+    code = run(
+        [
+            "translate",
+            str(srt),
+            "--model",
+            "identity",
+            "--lang",
+            "it",
+            "--profile",
+            "dubbing",
+            "-o",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "apt-get install espeak-ng" in err, err
+    assert not out.exists()  # never a silent fallback to characters
