@@ -40,6 +40,7 @@ from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble,
 from fitsub.pipeline.estimate import with_quality
 from fitsub.pipeline.inline import translate_tagged
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
+from fitsub.pipeline.respeak import respeak
 from fitsub.pipeline.run import (
     Fitter,
     Progress,
@@ -115,6 +116,8 @@ def translate_document(
     got = CueTexts()
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     pending, fitter = settle(runner, units, opts, fitter, got, multi, free)
+    # dubbing: a cue that missed its speaking window asked again, its characters corrected
+    respeak(Runner(backend, opts.batch_size), units, fitter, got)
     # sentences no split fits: tighter budgets, then cue by cue (no progress reported)
     later = Runner(backend, opts.batch_size)
     pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)
