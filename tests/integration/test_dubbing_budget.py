@@ -204,3 +204,39 @@ def test_without_espeak_a_speech_unit_says_how_to_get_it(
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "apt-get install espeak-ng" in err, err
     assert not out.exists()  # never a silent fallback to characters
+
+
+class FollowsTheCap:
+    """A backend whose output length follows the cap it is given: the candidates of 0-3
+    characters under it (unconstrained: the longest)."""
+
+    name = "follows"
+
+    def __init__(self, candidates: list[str]) -> None:
+        self.candidates = candidates
+        self.caps: list[int | None] = []
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:
+            self.caps.append(req.max_chars)
+            cap = req.max_chars if req.max_chars is not None else 10**6
+            pool = [c for c in self.candidates if cap - 3 < len(c) <= cap]
+            pool = pool or [max(self.candidates, key=len)]
+            out.append([Candidate(c, score=-float(i), fits=True) for i, c in enumerate(pool)])
+        return out
+
+
+@needs_espeak
+def test_a_miss_with_too_many_syllables_is_asked_again_with_fewer_characters() -> None:
+    # "You could have called me.": a window of 6 Italian syllables, at most 15 characters.
+    doc = parse_document("1\n00:00:01,000 --> 00:00:02,000\nYou could have called me.\n", "srt")
+    speech = SpeechBudgeter("seconds", lang="it")
+    window = speech.window("You could have called me.", None)
+    assert (window.min_syllables, window.max_syllables, window.max_chars) == (6, 6, 15)
+    backend = FollowsTheCap(["a e i o u a e", "a e i o u a"])  # 7 syllables / 13 chars, 6 / 11
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), speech=speech, quality=False)
+    result = translate_document(doc, backend, opts)
+    # asked for 15 characters: 7 syllables, a miss; asked again for floor(15 × 5.65 / 7) = 12
+    assert 15 in backend.caps and 12 in backend.caps
+    assert result.segments[0].fitted == "a e i o u a" and result.segments[0].fits
