@@ -17,7 +17,10 @@ for l in it de fr es; do
   for input in "dev.$l.src.txt" scene.srt; do
     src="$OUT/$input"; stem=dev; ext=txt
     if [ "$input" = scene.srt ]; then src=samples/dubbing/scene.srt; stem=scene; ext=srt; fi
-    [ -f "$OUT/char.$stem.$l.json" ] || .venv/bin/fitsub translate "$src" --lang "$l" --ratio 1.0 \
+    dub=""  # subtitles: the dubbing profile (no reading-speed limit), in characters
+    if [ "$stem" = scene ]; then dub="--profile dubbing --unit char"; fi
+    # shellcheck disable=SC2086
+    [ -f "$OUT/char.$stem.$l.json" ] || .venv/bin/fitsub translate "$src" --lang "$l" --ratio 1.0 $dub \
       --threads 1 -q -o "$OUT/char.$stem.$l.$ext" --report "$OUT/char.$stem.$l.json"
     [ -f "$OUT/syl.$stem.$l.json" ] || .venv/bin/fitsub translate "$src" --lang "$l" --unit syllables \
       --threads 1 -q -o "$OUT/syl.$stem.$l.$ext" --report "$OUT/syl.$stem.$l.json"

@@ -122,4 +122,7 @@ def speech_options(
     speech = SpeechBudgeter(
         unit, lang=opts.lang, src_lang=src_lang, isochrony=isochrony, speech_rate=speech_rate
     )
-    return dataclasses.replace(opts, speech=speech, ratio=None, min_ratio=None, per_cue=True)
+    limits = dataclasses.replace(opts.limits, reading_speed=False)  # a voice sets the pace
+    return dataclasses.replace(
+        opts, speech=speech, limits=limits, ratio=None, min_ratio=None, per_cue=True
+    )

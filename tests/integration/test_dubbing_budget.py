@@ -148,6 +148,7 @@ def test_a_tiny_model_under_a_syllable_budget(tmp_path: Path) -> None:
     for seg in data["segments"]:
         window = speech.window(seg["source"], None)
         assert seg["budget"]["chars"] == window.max_chars
+        assert seg["budget"]["speed_limit"] is None  # a voice, not a reader, sets the pace
         assert seg["fitted_chars"] <= window.max_chars or not seg["fits"]
     written = parse_document(out.read_text("utf-8"), "srt")
     assert [(s.id, s.start_ms, s.end_ms) for s in written.segments] == [
