@@ -101,7 +101,11 @@ def system_rows(folder: Path, name: str, lang: str, durations: Durations) -> lis
     en, counter = SyllableCounter("en"), SyllableCounter(lang)
     s_syl = en.count_many(src)
     rows = []
-    label_of = {"char": "char-isometric 1.0", "syl": "syllable-isometric"}
+    label_of = {
+        "char": "char-isometric 1.0",
+        "syl": "syllable-isometric",
+        "cps": "char-isometric at the language's chars/s",
+    }
     named = label_of.get(name.split(".")[0], name)
     scored = len(refs) == len(segments)  # the scene sample has no reference: no BLEU
     for label, field in (("unconstrained", "unconstrained"), (named, "fitted")):
