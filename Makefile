@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 # pip's -c does not reach build steps; PIP_CONSTRAINT does. Keeps torch at the CPU build here.
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 
-.PHONY: setup browser demo test lint typecheck pytest min-versions unit integration system bench clean
+.PHONY: setup browser espeak demo test lint typecheck pytest min-versions unit integration system bench clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,21 @@ browser:
 		echo "browser: no chromium / chromedriver and no apt as root; the browser test will be skipped"; \
 	fi
 
+# espeak-ng for syllables and `fitsub dub-check` (a program fitsub runs, never links: GPL-3.0).
+# Best effort as for the browser: without it the tests that run it are skipped and say why.
+espeak:
+	@if command -v espeak-ng >/dev/null 2>&1; then \
+		echo "espeak: $$(command -v espeak-ng)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q espeak-ng >/dev/null 2>&1 \
+		 || (apt-get update -q >/dev/null 2>&1 && \
+		     DEBIAN_FRONTEND=noninteractive apt-get install -y -q espeak-ng >/dev/null 2>&1)) \
+		&& echo "espeak: installed espeak-ng" \
+		|| echo "espeak: could not install espeak-ng; the tests that synthesize speech will be skipped"; \
+	else \
+		echo "espeak: no espeak-ng and no apt as root; the tests that synthesize speech will be skipped"; \
+	fi
+
 demo: setup
 	mkdir -p build
 	$(BIN)/fitsub translate samples/talk.srt --lang it --ratio 1.0 -o build/talk.it.srt --report build/talk.it.json
@@ -54,7 +69,7 @@ unit integration system: setup
 min-versions:
 	PYTHON=$(PYTHON) tools/min_versions.sh
 
-test: browser lint typecheck pytest min-versions
+test: browser espeak lint typecheck pytest min-versions
 
 bench: setup
 	$(BIN)/python bench/train_speed.py

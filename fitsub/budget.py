@@ -185,12 +185,15 @@ def segment_budget(
     markup_chars: int = 0,
     source_words: int | None = None,
     room: int | None = None,
+    ratio_chars: int | None = None,
 ) -> Budget:
     """The budget of one segment of `source_chars` visible characters (see the module docstring).
 
     `markup_chars`: visible markup shown with the translation (dialogue dashes...);
     `source_words`: words of the source, for the too-short flag (None: counted as one word
-    when the source is not empty); `room`: the characters a slide's box holds (a layout limit).
+    when the source is not empty); `room`: the characters a slide's box holds (a layout limit);
+    `ratio_chars`: the ratio limit given in characters instead of a ratio (a dubbing budget's
+    speaking window, `fitsub.speech_budget`).
     """
     if source_chars < 0:
         raise ValueError(f"source length must be >= 0 characters, got {source_chars}")
@@ -201,6 +204,8 @@ def segment_budget(
     if duration_ms is not None and duration_ms < 0:
         raise ValueError(f"cue duration must be >= 0 ms, got {duration_ms}")
     ratio_limit = None if ratio is None else ratio_chars_floor(ratio, source_chars)
+    if ratio_chars is not None:
+        ratio_limit = max(0, ratio_chars)
     layout_limit = None if limits is None else max(0, limits.cpl * limits.lines - markup_chars)
     if room is not None:
         layout_limit = max(0, room) if layout_limit is None else min(layout_limit, max(0, room))

@@ -165,7 +165,15 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "markup_lost": list(r.markup_lost),
         "markup_moved": list(r.markup_moved),
         "terms_lost": list(r.terms_lost),
+        **_speech_fields(r),
     }
+
+
+def _speech_fields(r: SegmentResult) -> dict[str, Any]:
+    """A dubbing budget's window and the fitted text's syllables (nothing otherwise)."""
+    if r.window is None:
+        return {}
+    return {"window": r.window.to_dict(), "syllables": r.syllables}
 
 
 def write_report(

@@ -60,6 +60,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.eval:eval_cmd",
         "Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.",
     ),
+    "dub-check": (
+        "fitsub.cli.dub_check:dub_check_cmd",
+        "Speak every source and dubbed line with espeak-ng and check each line's duration.",
+    ),
     "export": (
         "fitsub.cli.export:export_cmd",
         "Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer "
@@ -122,7 +126,7 @@ PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "links",
         ),
     ),
-    ("Evaluate", ("eval",)),
+    ("Evaluate", ("eval", "dub-check")),
 )
 
 _DEBUG_ENV = "FITSUB_DEBUG"

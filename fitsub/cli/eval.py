@@ -179,6 +179,12 @@ def eval_cmd(
         "(the length predictor's), oracle (the reference's); several: source,predicted,oracle.",
     ),
     length_predictor: LengthPredictor = None,
+    unit: str | None = typer.Option(
+        None, "--unit", help="Also compliance in syllables or seconds (espeak-ng; docs/user-guide)."
+    ),
+    speech_rate: float | None = typer.Option(
+        None, "--speech-rate", help="Syllables/s of --lang for --unit seconds (default: table)."
+    ),
 ) -> None:
     """Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.
 
@@ -193,7 +199,14 @@ def eval_cmd(
     except ValueError as err:
         raise InputError(None, str(err)) from None
     quality, lengths = (bleu, lr) if (bleu or lr) else (True, True)
-    options = ScoreOptions(quality=quality, lengths=lengths, tokenize=tokenize, limits=limits)
+    speech = None
+    if unit is not None:
+        from fitsub.metrics.speaking import SpeechScoring
+
+        speech = SpeechScoring(unit, src_lang=src_lang, lang=lang, speech_rate=speech_rate)
+    options = ScoreOptions(
+        quality=quality, lengths=lengths, tokenize=tokenize, limits=limits, speech=speech
+    )
     ratios = _ratios(ratio)
     sets = _testsets(
         src=src or [],

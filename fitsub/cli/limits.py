@@ -93,3 +93,36 @@ def translate_options(
     return TranslateOptions(
         lang=lang, limits=limits, ratio=ratio, per_cue=per_cue, compare=compare, min_ratio=min_ratio
     )
+
+
+def speech_options(
+    opts: TranslateOptions,
+    *,
+    unit: str | None,
+    profile: Profile | None,
+    src_lang: str,
+    isochrony: str,
+    speech_rate: float | None,
+    ratio_given: bool,
+) -> TranslateOptions:
+    """Dubbing budgets (`--unit syllables|seconds`; `seconds` by default under the dubbing
+    profile): each cue's speaking window replaces the character ratio. A ratio given as well
+    is an error (it would be silently ignored), as is a unit fitsub does not know."""
+    if unit is None:
+        unit = "seconds" if profile is not None and profile.name == "dubbing" else "char"
+    if unit == "char":
+        return opts
+    if unit not in ("syllables", "seconds"):
+        raise InputError(None, f"must be char, syllables or seconds, got {unit!r}", setting="unit")
+    if ratio_given:
+        problem = f"sets the budget from speaking time; drop --ratio / --min-ratio (got {unit})"
+        raise InputError(None, problem, setting="unit")
+    from fitsub.speech_budget import SpeechBudgeter
+
+    speech = SpeechBudgeter(
+        unit, lang=opts.lang, src_lang=src_lang, isochrony=isochrony, speech_rate=speech_rate
+    )
+    limits = dataclasses.replace(opts.limits, reading_speed=False)  # a voice sets the pace
+    return dataclasses.replace(
+        opts, speech=speech, limits=limits, ratio=None, min_ratio=None, per_cue=True
+    )

@@ -36,6 +36,21 @@ Threads = Annotated[
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+BudgetUnit = Annotated[
+    str | None,
+    typer.Option(
+        "--unit",
+        help="Budget unit: char, or syllables / seconds for dubbing (the speaking window; "
+        "espeak-ng). Default: char; seconds with --profile dubbing.",
+    ),
+]
+Isochrony = Annotated[
+    str, typer.Option("--isochrony", help="Dubbing window: the source's speaking time, or the cue.")
+]
+SpeechRate = Annotated[
+    float | None,
+    typer.Option("--speech-rate", help="Syllables/s of --lang (default: Pellegrino et al. 2011)."),
+]
 Lang = Annotated[str | None, typer.Option("--lang", help=LANG_HELP)]
 Profile = Annotated[str | None, typer.Option("--profile", help=PROFILE_HELP)]
 Lines = Annotated[int | None, typer.Option("--lines", help="Lines per cue (default per language).")]

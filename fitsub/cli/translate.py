@@ -15,25 +15,28 @@ from rich.text import Text
 from fitsub.backend import TranslationBackend
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
-from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.limits import pick_profile, settings, speech_options, translate_options
 from fitsub.cli.models import check_model_path
 from fitsub.cli.options import (
     STRICT_EXIT,
     Beam,
+    BudgetUnit,
     Cps,
     Device,
     Encoding,
     InputFormat,
+    Isochrony,
     Lang,
     LengthPredictor,
     Lines,
     Profile,
+    SpeechRate,
     Threads,
     check_device,
     check_share,
     language_code,
 )
-from fitsub.cli.translate_batch import translate_batch
+from fitsub.cli.translate_batch import check_batch, translate_batch
 from fitsub.cli.translation import Run
 from fitsub.document import Document
 from fitsub.errors import InputError, Interrupted
@@ -97,6 +100,9 @@ def translate_cmd(
     cpl: int | None = typer.Option(
         None, "--cpl", help="Characters per line (default per language or profile)."
     ),
+    unit: BudgetUnit = None,
+    isochrony: Isochrony = "source",
+    speech_rate: SpeechRate = None,
     lines: Lines = None,
     cps: Cps = None,
     model: Path | None = typer.Option(
@@ -189,6 +195,15 @@ def translate_cmd(
         profile=chosen,
         default_ratio=config.get("ratio"),
     )
+    opts = speech_options(
+        opts,
+        unit=unit,
+        profile=chosen,
+        src_lang=src_lang,
+        isochrony=isochrony,
+        speech_rate=speech_rate,
+        ratio_given=ratio is not None or min_ratio is not None,
+    )
     check_policy(length_policy, ("source", "predicted"))
     if quality_threshold is not None:
         check_share("quality_threshold", quality_threshold)
@@ -199,7 +214,7 @@ def translate_cmd(
     files = expand_inputs(inputs, EXTENSIONS)
     batch = out_dir is not None or len(files) > 1
     if batch:
-        _check_batch(files, output, review)
+        check_batch(files, output, review)
     meta: dict[str, Any] = {
         "lang": lang,
         "src_lang": src_lang,
@@ -207,6 +222,9 @@ def translate_cmd(
         "mode": opts.mode,
         "ratio": opts.ratio,
         "min_ratio": opts.min_ratio,
+        "unit": "char" if opts.speech is None else opts.speech.unit,
+        "isochrony": None if opts.speech is None else opts.speech.isochrony,
+        "speech_rate": None if opts.speech is None else opts.speech.rate,
         "limits": dataclasses.asdict(opts.limits),
         "length_policy": length_policy,
     }
@@ -231,18 +249,6 @@ def translate_cmd(
         translate_batch(run, files, out_dir)
         return
     _translate_one(run, files[0][0], output, review)
-
-
-def _check_batch(
-    files: list[tuple[Path, Path | None]], output: Path | None, review: Path | None
-) -> None:
-    """The flags that name one file cannot be part of a batch run."""
-    if output is not None:
-        raise InputError(None, "-o names one output; with several inputs use --out-dir")
-    if review is not None:
-        raise InputError(None, "--review takes one input; run it per file")
-    if any(str(f) == STDIO for f, _ in files):
-        raise InputError(None, "'-' (standard input) cannot be part of a batch run")
 
 
 def _output_path(run: Run, src: Path, output: Path | None, review: Path | None) -> Path:

@@ -14,8 +14,8 @@ from fitsub.cli.console import error_text, fail, printable, progress_bar, say
 from fitsub.cli.documents import parse_format
 from fitsub.cli.options import STRICT_EXIT
 from fitsub.cli.translation import Run
-from fitsub.errors import Interrupted
-from fitsub.io import check_output_path
+from fitsub.errors import InputError, Interrupted
+from fitsub.io import STDIO, check_output_path
 from fitsub.many_files import FileOutcome, batch_outputs, translate_file
 from fitsub.pipeline import TranslateOptions
 from fitsub.report import write_batch_report
@@ -142,3 +142,15 @@ def _report_entry(o: FileOutcome) -> dict[str, Any]:
     if o.report is not None:
         return {"input": str(o.input), "output": str(o.output), "status": "ok", **o.report}
     return {"input": str(o.input), "output": str(o.output), "status": "failed", "error": o.error}
+
+
+def check_batch(
+    files: list[tuple[Path, Path | None]], output: Path | None, review: Path | None
+) -> None:
+    """The flags that name one file cannot be part of a batch run."""
+    if output is not None:
+        raise InputError(None, "-o names one output; with several inputs use --out-dir")
+    if review is not None:
+        raise InputError(None, "--review takes one input; run it per file")
+    if any(str(f) == STDIO for f, _ in files):
+        raise InputError(None, "'-' (standard input) cannot be part of a batch run")

@@ -21,6 +21,7 @@ from fitsub.eval.report import EvalReport, Row
 from fitsub.eval.settings import Setting, check_ratios
 from fitsub.eval.testsets import LoadedSet
 from fitsub.metrics import score, subtitle_compliance, variance
+from fitsub.metrics.speaking import SpeechScoring
 from fitsub.units import char_length
 
 # (label, done, total): called after each translated batch.
@@ -50,6 +51,7 @@ class ScoreOptions:
     lengths: bool = True  # LR, VAR, LC, fit
     tokenize: str = "13a"
     limits: Limits | None = None
+    speech: SpeechScoring | None = None  # `--unit syllables|seconds`: compliance in that unit
 
 
 def score_row(
@@ -85,6 +87,9 @@ def score_row(
             max_cps=lim.cps,
         )
         metrics = replace(metrics, subtitle=sub)
+    if options.speech is not None and data.srcs is not None and options.lengths:
+        lc = options.speech.compliance(data.srcs, outs)
+        metrics = replace(metrics, speech_lc=lc, speech_unit=options.speech.unit)
     if requested is not None and metrics.var_requested is not None:
         var = variance([char_length(o) for o in outs], list(requested), "char")
         metrics = replace(metrics, var_requested=var)

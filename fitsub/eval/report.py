@@ -89,7 +89,8 @@ LEGEND = (
     "length and the requested length floor(ratio × source chars) (or, under a length "
     "policy, the length it asked for) / the reference length; "
     "LC: IWSLT 2022 length compliance (chars without spaces within ±10 % of the source; "
-    "sources of ≤ 10 chars comply); fit: output chars ≤ floor(ratio × source chars)."
+    "sources of ≤ 10 chars comply); fit: output chars ≤ floor(ratio × source chars); "
+    "LC syl. / LC s (--unit): syllables / estimated speaking time within ±10 % of the source's."
 )
 
 
@@ -122,6 +123,8 @@ _COLUMNS: list[tuple[str, Callable[[SettingMetrics], str | None]]] = [
     ("VAR req", lambda m: _num(m.var_requested.value, 1) if m.var_requested else None),
     ("VAR ref", lambda m: _num(m.var_ref.value, 1) if m.var_ref else None),
     ("LC %", lambda m: _pct(m.lc)),
+    ("LC syl. %", lambda m: _pct(m.speech_lc) if m.speech_unit == "syllables" else None),
+    ("LC s %", lambda m: _pct(m.speech_lc) if m.speech_unit == "seconds" else None),
     ("fit %", lambda m: _pct(m.fit)),
     ("CPL %", lambda m: _pct(m.subtitle.cpl) if m.subtitle else None),
     ("lines %", lambda m: _pct(m.subtitle.lines) if m.subtitle else None),

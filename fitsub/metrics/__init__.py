@@ -114,6 +114,8 @@ class SettingMetrics:
     fit: RateResult | None = None
     buckets: tuple[BucketResult, ...] | None = None
     subtitle: SubtitleCompliance | None = None
+    speech_lc: RateResult | None = None  # within ±10 % of the source in `speech_unit`
+    speech_unit: str | None = None  # syllables or seconds (`fitsub.metrics.speaking`)
     notes: tuple[str, ...] = ()
     segments_per_s: float | None = None  # decoding speed (set by `fitsub eval` for model runs)
 
@@ -133,10 +135,12 @@ class SettingMetrics:
             "lc",
             "fit",
             "subtitle",
+            "speech_lc",
         ):
             value = getattr(self, key)
             d[key] = None if value is None else value.to_dict()
         d["buckets"] = None if self.buckets is None else [b.to_dict() for b in self.buckets]
+        d["speech_unit"] = self.speech_unit
         d["notes"] = list(self.notes)
         d["segments_per_s"] = self.segments_per_s
         return d

@@ -40,11 +40,11 @@ from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble,
 from fitsub.pipeline.estimate import with_quality
 from fitsub.pipeline.inline import translate_tagged
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
+from fitsub.pipeline.respeak import respeak
 from fitsub.pipeline.run import (
     Fitter,
     Progress,
     Runner,
-    known_words,
     per_cue,
     retranslate,
     settle,
@@ -61,7 +61,7 @@ from fitsub.pipeline.share import (
     CueTexts,
 )
 from fitsub.pipeline.summary import Summary, summarize_results
-from fitsub.pipeline.work import units_of
+from fitsub.pipeline.work import known_words, units_of
 from fitsub.wordlinks import links_of
 
 __all__ = [
@@ -93,6 +93,8 @@ def translate_document(
 ) -> TranslationResult:
     """Translate every translatable segment of `doc` into its budget, keeping every
     unconstrained translation that already fits (`fitsub.pipeline.run`)."""
+    if opts.speech is not None:  # dubbing: each cue is an actor's line, timed on its own
+        opts = dataclasses.replace(opts, per_cue=True)
     # plan: budgets, sentence groups, one unit of work per request
     planned = plan(doc, opts)
     groups = sentence_groups(planned, doc)
@@ -102,10 +104,19 @@ def translate_document(
     free = runner.free(units)
     fit = CueFit(planned, doc.timed, opts.limits, opts.lang)
     terms = tuple(t.target for t in opts.glossary.terms) if opts.glossary is not None else ()
-    fitter = Fitter(fit, opts.min_ratio, known_words(backend, free), lexicon_of(backend), terms)
+    fitter = Fitter(
+        fit,
+        opts.min_ratio,
+        known_words(backend, free),
+        lexicon_of(backend),
+        terms,
+        speech=opts.speech,
+    )
     got = CueTexts()
     multi = {gi for gi, g in enumerate(groups) if len(g) > 1}
     pending, fitter = settle(runner, units, opts, fitter, got, multi, free)
+    # dubbing: a cue that missed its speaking window asked again, its characters corrected
+    respeak(Runner(backend, opts.batch_size), units, fitter, got)
     # sentences no split fits: tighter budgets, then cue by cue (no progress reported)
     later = Runner(backend, opts.batch_size)
     pending = retranslate(later, pending, opts.min_ratio, fitter.known, fit, got)

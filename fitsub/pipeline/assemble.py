@@ -34,6 +34,7 @@ from fitsub.quality_flags import (
 )
 from fitsub.reflow import reflow
 from fitsub.sentence_end import dangling_end
+from fitsub.speech_budget import SpeechWindow
 from fitsub.units import char_length
 from fitsub.unknown_word import unknown_word_flag
 from fitsub.wordlinks import WordLinks, lost_by_fitting
@@ -59,6 +60,8 @@ class SegmentResult:
     requested: Requested | None = None  # the length asked of the model and where it came from
     refitted: bool = False  # translated again under the budget (False: unconstrained kept)
     quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality`); None: none
+    window: SpeechWindow | None = None  # dubbing budgets: the cue's speaking window
+    syllables: int | None = None  # dubbing budgets: the fitted text's syllables (espeak-ng)
 
     @property
     def translated(self) -> bool:
@@ -77,7 +80,11 @@ class SegmentResult:
 
     @property
     def fits(self) -> bool:
-        """Whether the fitted translation is within its budget."""
+        """Whether the fitted translation is within its budget (and, under a dubbing budget,
+        its syllables within the speaking window)."""
+        if self.budget is not None and self.window is not None and self.syllables is not None:
+            low, high = self.window.min_syllables, self.window.max_syllables
+            return self.fitted_chars <= self.budget.chars and low <= self.syllables <= high
         return self.budget is None or self.fitted_chars <= self.budget.chars
 
     @property
@@ -225,6 +232,14 @@ def assemble(
         new_texts.append(text)
         results.append(dataclasses.replace(_result(i, p, prot, got), markup_moved=moved))
     terms = [t.target for t in opts.glossary.terms] if opts.glossary is not None else []
+    if opts.speech is not None:
+        speech = opts.speech
+        results = [
+            r
+            if p.window is None or r.budget is None
+            else dataclasses.replace(r, window=p.window, syllables=speech.syllables(r.fitted))
+            for r, p in zip(results, planned, strict=True)
+        ]
     flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang, links=links)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got, results))
 

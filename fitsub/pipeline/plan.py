@@ -15,6 +15,7 @@ from fitsub.document import Document, Segment
 from fitsub.glossary import Glossary
 from fitsub.lengthpred.policy import LengthPolicy
 from fitsub.markup import Protected, protect, visible_text
+from fitsub.speech_budget import SpeechBudgeter, SpeechWindow
 from fitsub.units import char_length
 
 
@@ -34,12 +35,14 @@ class TranslateOptions:
     quality: bool = True  # estimate each segment's quality (`fitsub.quality`)
     # flag `low-quality` under this score (None: the calibrated threshold of the language)
     quality_threshold: float | None = None
+    # dubbing budgets (`--unit syllables|seconds`): each cue's speaking window; None: characters
+    speech: SpeechBudgeter | None = None
 
     @property
     def mode(self) -> str:
         """`ISOMETRIC` when a ratio applies, else `SLOT` (slides without a box then use the
         isometric ratio 1.0: `fitsub.budget`)."""
-        return SLOT if self.ratio is None else ISOMETRIC
+        return SLOT if self.ratio is None and self.speech is None else ISOMETRIC
 
 
 @dataclass(frozen=True)
@@ -50,12 +53,20 @@ class PlannedSegment:
     id: str | None
     protected: Protected | None  # None: not translated (blank line, empty cue)
     budget: Budget | None
+    window: SpeechWindow | None = None  # the speaking window (dubbing budgets only)
 
 
-def _budget_for(prot: Protected, doc: Document, seg: Segment, opts: TranslateOptions) -> Budget:
+def _budget_for(
+    prot: Protected,
+    doc: Document,
+    seg: Segment,
+    opts: TranslateOptions,
+    window: SpeechWindow | None = None,
+) -> Budget:
     timed = doc.timed
     return segment_budget(
         char_length(prot.plain),
+        ratio_chars=None if window is None else window.max_chars,
         ratio=opts.ratio,
         limits=opts.limits if timed else None,
         duration_ms=seg.duration_ms if timed else None,
@@ -72,8 +83,12 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
         prot = protect(seg.text, doc.markup) if seg.translatable else None
         if prot is not None and not prot.plain.strip():
             prot = None
-        budget = None if prot is None else _budget_for(prot, doc, seg, opts)
-        planned.append(PlannedSegment(i, seg.id, prot, budget))
+        window = None
+        if prot is not None and opts.speech is not None:
+            duration = seg.duration_ms if doc.timed else None
+            window = opts.speech.window(prot.plain, duration, doc.path, seg.line)
+        budget = None if prot is None else _budget_for(prot, doc, seg, opts, window)
+        planned.append(PlannedSegment(i, seg.id, prot, budget, window))
     return planned
 
 

@@ -36,9 +36,10 @@ from fitsub.dictionary import Dictionary, english_left
 from fitsub.lexicon import Lexicon, unknown_words, words_of
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
-from fitsub.pipeline.work import Unit, WordCheck, make_unit, with_lengths
-from fitsub.quality_flags import KnowsWords, cut_words, segment_flags, words
+from fitsub.pipeline.work import Unit, known_words, make_unit, whole_words, with_lengths
+from fitsub.quality_flags import segment_flags
 from fitsub.sentence_end import dangling_end
+from fitsub.speech_budget import SpeechBudgeter
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -81,29 +82,6 @@ class Runner:
         return self.translate([u.request(None) for u in units])
 
 
-def known_words(backend: TranslationBackend, free: Candidates | None) -> frozenset[str]:
-    """The target words the model knows: its vocabulary's whole words (when the backend lists
-    them) and every word of the unconstrained translations (`fitsub.quality_flags.cut_words`)."""
-    known = set(backend.known_words()) if isinstance(backend, KnowsWords) else set()
-    for cands in free or ():
-        for c in cands[:1]:
-            known.update(words(c.text))
-    return frozenset(known)
-
-
-def whole_words(source: str, free: str | None, known: Collection[str]) -> WordCheck:
-    """Whether a fitted translation cuts no word of the unconstrained one `free`.
-
-    The search ends a hypothesis only at a word boundary (`fitsub.nmt.search`), but a model can
-    still close a stem it had to leave with a short ending of its own ("costruita" ->
-    "costito"); the `cut-word` flag's test catches those (`fitsub.quality_flags.cut_words`). Without the
-    unconstrained translation there is nothing to compare with: every text passes.
-    """
-    if free is None:
-        return lambda text: True
-    return lambda text: not cut_words(source, text, free, known)
-
-
 @dataclass(frozen=True)
 class Pending:
     """A sentence no split of its translation fits yet: its unit, the characters of its last
@@ -124,13 +102,18 @@ class Fitter:
     known: Collection[str]
     lexicon: Lexicon | None = None  # the model's (`fitsub.lexicon`): None, no word is invented
     terms: tuple[str, ...] = ()  # glossary targets: words that may be outside the lexicon
+    speech: SpeechBudgeter | None = None  # counts syllables for units with a speaking window
 
     def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
         """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
         that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues)."""
         n = char_length(text)
-        if self.min_ratio is not None and n < ratio_chars_ceil(
-            self.min_ratio, char_length(u.source)
+        if not self.in_window(u, text):
+            return None, ""
+        if (
+            u.window is None
+            and self.min_ratio is not None
+            and n < ratio_chars_ceil(self.min_ratio, char_length(u.source))
         ):
             return None, ""
         if len(u.cues) > 1:
@@ -152,6 +135,19 @@ class Fitter:
             else set(english_left(u.source, text, d, self.terms))
         )
         return sum(w in english for w in words_of(text))
+
+    def in_window(self, u: Unit, text: str) -> bool:
+        """Whether `text`'s syllables are inside `u`'s speaking window (no window: True)."""
+        if u.window is None or self.speech is None:
+            return True
+        syllables = self.speech.syllables(text)
+        return u.window.min_syllables <= syllables <= u.window.max_syllables
+
+    def off_target(self, u: Unit, text: str) -> float:
+        """How far `text` is from `u`'s target syllables (0 without a window)."""
+        if u.window is None or self.speech is None:
+            return 0.0
+        return abs(self.speech.syllables(text) - u.window.target_syllables)
 
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
@@ -261,6 +257,8 @@ def choose(
         return dangling_end(u.source, text, fitter.fit.lang) is None
 
     cut = None  # the first candidate that fits but ends mid-phrase
+    if u.window is not None:  # dubbing: the n-best re-ranked by closeness to the target time
+        pool.sort(key=lambda c: fitter.off_target(u, u.restored(c)))
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
         if not (u.shield.complete(cand.text) and whole(text)):
@@ -281,6 +279,8 @@ def choose(
         return None  # every candidate is cut mid-phrase: the one that fits, flagged
     kept = [c for c in kept if ends_well(u.restored(c))] or kept
     shortest = min(kept, key=lambda c: char_length(u.restored(c)))
+    if u.window is not None:  # a miss, flagged: the closest to the window, not the shortest
+        shortest = kept[0]
     text, lost = u.shield.restore(shortest.text)
     if len(u.cues) > 1:
         return Pending(u, char_length(text), free_text)

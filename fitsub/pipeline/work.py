@@ -8,15 +8,17 @@ a dialogue cue gives one unit per speaker turn (the cue's budget shared among th
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from fitsub.backend import Candidate, Request
+from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.document import Document
 from fitsub.glossary import Glossary, Shielded, shield
 from fitsub.lengthpred.policy import LengthPolicy, Requested
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
+from fitsub.quality_flags import KnowsWords, cut_words, words
+from fitsub.speech_budget import SpeechWindow
 from fitsub.units import char_length, ratio_chars_ceil
 
 WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word
@@ -35,6 +37,7 @@ class Unit:
     turn: int = 0  # the speaker turn inside a single dialogue cue
     asked: Requested | None = None  # the length policy's request (None: the budget)
     line: int | None = None  # a dialogue turn on a line of its own: the line's characters
+    window: SpeechWindow | None = None  # a dubbing budget's speaking window (one cue)
 
     def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
         """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
@@ -43,7 +46,9 @@ class Unit:
             return Request(self.shield.text)
         room = max(1, budget - self.shield.extra_chars)
         low = None
-        if min_ratio is not None:
+        if self.window is not None:
+            low = max(0, min(room, self.window.min_chars - self.shield.extra_chars))
+        elif min_ratio is not None:
             wanted = ratio_chars_ceil(min_ratio, char_length(self.source))
             low = max(0, min(room, wanted - self.shield.extra_chars))
         target = (
@@ -149,17 +154,18 @@ def units_of(
             prots = [pr for i in cues if (pr := planned[i].protected) is not None]
             text = " ".join(pr.plain for pr in prots)
             budget = sum(cue_budgets) + len(cues) - 1
-            units.append(
-                make_unit(
-                    source=text,
-                    budget=budget,
-                    cues=tuple(cues),
-                    cue_budgets=cue_budgets,
-                    group=gi,
-                    glossary=opts.glossary,
-                    keep=kept_spans(prots),
-                )
+            unit = make_unit(
+                source=text,
+                budget=budget,
+                cues=tuple(cues),
+                cue_budgets=cue_budgets,
+                group=gi,
+                glossary=opts.glossary,
+                keep=kept_spans(prots),
             )
+            if len(cues) == 1 and planned[cues[0]].window is not None:
+                unit = dataclasses.replace(unit, window=planned[cues[0]].window)
+            units.append(unit)
     return units
 
 
@@ -180,3 +186,28 @@ def with_lengths(
     the length of each unit's unconstrained translation (slot mode), None in isometric mode."""
     asked = policy.requests([u.source for u in units], [u.budget for u in units], natural)
     return [dataclasses.replace(u, asked=a) for u, a in zip(units, asked, strict=True)]
+
+
+def known_words(
+    backend: TranslationBackend, free: Sequence[Sequence[Candidate]] | None
+) -> frozenset[str]:
+    """The target words the model knows: its vocabulary's whole words (when the backend lists
+    them) and every word of the unconstrained translations (`fitsub.quality_flags.cut_words`)."""
+    known = set(backend.known_words()) if isinstance(backend, KnowsWords) else set()
+    for cands in free or ():
+        for c in cands[:1]:
+            known.update(words(c.text))
+    return frozenset(known)
+
+
+def whole_words(source: str, free: str | None, known: Collection[str]) -> WordCheck:
+    """Whether a fitted translation cuts no word of the unconstrained one `free`.
+
+    The search ends a hypothesis only at a word boundary (`fitsub.nmt.search`), but a model can
+    still close a stem it had to leave with a short ending of its own ("costruita" ->
+    "costito"); the `cut-word` flag's test catches those (`fitsub.quality_flags.cut_words`). Without the
+    unconstrained translation there is nothing to compare with: every text passes.
+    """
+    if free is None:
+        return lambda text: True
+    return lambda text: not cut_words(source, text, free, known)

@@ -1,0 +1,128 @@
+"""Dubbing budgets: a segment's speaking window, in syllables and the characters it implies.
+
+A dubbed line must be speakable in the time the actor on screen speaks (isochrony). The window
+of a segment is, with `isochrony="source"` (the default), the source's estimated speaking time,
+its syllables ÷ the source language's rate; with `isochrony="cue"`, the cue's duration. The
+window's upper end is that time, its lower end `LOW` (10 %) shorter: Brannon, Virkar & Thompson
+2023 find human dubs often break strict isochrony, so a window, not an exact length.
+
+In the target language the window holds rate × seconds syllables (`fitsub.units.SPEECH_RATES`,
+Pellegrino, Coupé & Marsico 2011; `speech_rate` overrides), and — what the search asks the model
+for and enforces in the beam — that many syllables × the language's characters per syllable
+(`fitsub.units.CHARS_PER_SYLLABLE`): characters predict espeak-ng's durations better than
+syllables once scaled per language (docs/results/dubbing.md). The exact syllable count is then
+checked on the n-best (`fitsub.pipeline.run`), which is re-ranked by closeness to the target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fitsub.errors import InputError
+from fitsub.speech import SyllableCounter, require_espeak, speech_rate_for
+from fitsub.units import (
+    CHARS_PER_SYLLABLE,
+    SPEECH_UNITS,
+    SpeechUnit,
+    seconds_of_syllables,
+    speech_rate_problem,
+)
+
+ISOCHRONY = ("source", "cue")
+LOW = 0.9  # the window's lower end: not more than 10 % shorter than its upper end
+
+
+@dataclass(frozen=True)
+class SpeechWindow:
+    """One segment's speaking window: its time, in target syllables and in characters."""
+
+    seconds: float  # the window's upper end (the source's estimated time or the cue's duration)
+    target_syllables: float  # rate × seconds: the syllables the target should have
+    max_syllables: int  # target rounded (at least 1): a candidate with more is over the window
+    min_syllables: int  # ceil(LOW × target), at most max_syllables
+    max_chars: int  # floor(target × characters per syllable): the beam's hard limit
+    min_chars: int  # ceil(LOW × target × characters per syllable): the beam's lower bound
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seconds": round(self.seconds, 3),
+            "target_syllables": round(self.target_syllables, 2),
+            "max_syllables": self.max_syllables,
+            "min_syllables": self.min_syllables,
+            "max_chars": self.max_chars,
+            "min_chars": self.min_chars,
+        }
+
+
+class SpeechBudgeter:
+    """Speaking windows for one language pair: the unit (`syllables` or `seconds`: the same
+    window, reported in that unit), the isochrony and the target's rate; espeak-ng counts."""
+
+    def __init__(
+        self,
+        unit: str,
+        *,
+        lang: str,
+        src_lang: str = "en",
+        isochrony: str = "source",
+        speech_rate: float | None = None,
+    ) -> None:
+        if unit not in SPEECH_UNITS:
+            choices = ", ".join(SPEECH_UNITS)
+            raise InputError(None, f"must be one of {choices}, got {unit!r}", setting="unit")
+        if isochrony not in ISOCHRONY:
+            choices = ", ".join(ISOCHRONY)
+            raise InputError(None, f"must be {choices}, got {isochrony!r}", setting="isochrony")
+        if speech_rate is not None and (problem := speech_rate_problem(speech_rate)) is not None:
+            raise InputError(None, problem.replace("speech rate ", ""), setting="speech_rate")
+        if lang not in CHARS_PER_SYLLABLE:
+            known = ", ".join(sorted(CHARS_PER_SYLLABLE))
+            raise InputError(
+                None, f"no syllable counter for {lang!r} (known: {known})", setting="lang"
+            )
+        require_espeak()
+        self.unit: SpeechUnit = "syllables" if unit == "syllables" else "seconds"
+        self.lang, self.src_lang, self.isochrony = lang, src_lang, isochrony
+        self.rate = speech_rate_for(lang, speech_rate)
+        self.src_rate = speech_rate_for(src_lang)
+        self.chars_per_syllable = CHARS_PER_SYLLABLE[lang]
+        self.source_counter = SyllableCounter(src_lang)
+        self.counter = SyllableCounter(lang)
+
+    def window(
+        self,
+        source: str,
+        duration_ms: int | None,
+        path: Path | None = None,
+        line: int | None = None,
+    ) -> SpeechWindow:
+        """The window of a segment whose source text is `source` (a cue of `duration_ms`)."""
+        if self.isochrony == "cue":
+            if duration_ms is None:
+                raise InputError(path, "--isochrony cue needs timed cues (SRT, VTT, ASS)", line)
+            if duration_ms <= 0:
+                raise InputError(path, f"cue of {duration_ms} ms: it has no time to speak", line)
+            seconds = duration_ms / 1000
+        else:
+            seconds = seconds_of_syllables(self.source_counter.count(source), self.src_rate)
+        target = self.rate * seconds
+        most = max(1, math.floor(target + 0.5))  # syllables are whole: the nearest count
+        return SpeechWindow(
+            seconds=seconds,
+            target_syllables=target,
+            max_syllables=most,
+            min_syllables=min(most, math.ceil(LOW * target - 1e-9)),
+            max_chars=max(1, math.floor(target * self.chars_per_syllable + 1e-9)),
+            min_chars=math.ceil(LOW * target * self.chars_per_syllable - 1e-9),
+        )
+
+    def syllables(self, text: str) -> int:
+        """The target text's syllables (espeak-ng, cached per word)."""
+        return self.counter.count(text)
+
+    def seconds(self, text: str) -> float:
+        """The target text's estimated speaking time."""
+        return seconds_of_syllables(self.syllables(text), self.rate)

@@ -1,0 +1,243 @@
+"""Dubbing budgets (`fitsub.speech_budget`): each cue's speaking window, the character length it
+implies asked of the model, and the n-best re-ranked by closeness to the target syllables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import run
+from factories import tiny_checkpoint
+
+from fitsub.backend import Candidate, Request
+from fitsub.budget import limits_for
+from fitsub.errors import InputError
+from fitsub.formats import parse_document
+from fitsub.pipeline import TranslateOptions, translate_document
+from fitsub.speech import SyllableCounter, espeak_available
+from fitsub.speech_budget import SpeechBudgeter
+from fitsub.units import CHARS_PER_SYLLABLE, SPEECH_RATES
+
+needs_espeak = pytest.mark.skipif(
+    not espeak_available(), reason="espeak-ng is not installed (make espeak)"
+)
+
+SRT = (
+    "1\n00:00:01,000 --> 00:00:03,000\nI waited at the station until midnight.\n\n"
+    "2\n00:00:04,000 --> 00:00:05,500\nYou could have called me.\n"
+)
+# Italian candidates of 3 to 16 syllables; the backend offers every one under the request's cap.
+CANDIDATES = [
+    "Ti ho aspettato.",
+    "Ti ho aspettato fino a tardi.",
+    "Ho aspettato alla stazione.",
+    "Ti ho aspettato alla stazione.",
+    "Ti ho aspettato in stazione fino a mezzanotte.",
+    "Potevi chiamarmi.",
+    "Mi potevi chiamare.",
+    "Avresti potuto chiamarmi, sai.",
+]
+
+
+class NBestBackend:
+    """Offers the CANDIDATES that fit a request's character cap (unconstrained: the longest)."""
+
+    name = "nbest"
+
+    def __init__(self) -> None:
+        self.calls: list[Request] = []
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:
+            self.calls.append(req)
+            pool = (
+                CANDIDATES
+                if req.max_chars is None
+                else [c for c in CANDIDATES if len(c) <= req.max_chars]
+            )
+            pool = pool or [CANDIDATES[0]]
+            pool = sorted(pool, key=len, reverse=True)  # the model's favourite: the longest
+            out.append([Candidate(c, score=-float(i), fits=True) for i, c in enumerate(pool)])
+        return out
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "setting"),
+    [
+        ({"unit": "minutes"}, "unit"),
+        ({"unit": "seconds", "isochrony": "lips"}, "isochrony"),
+        ({"unit": "seconds", "speech_rate": 0.0}, "speech_rate"),
+        ({"unit": "seconds", "speech_rate": 21.0}, "speech_rate"),
+        ({"unit": "seconds", "lang": "xx"}, "lang"),
+    ],
+)
+def test_bad_dubbing_settings_are_input_errors(kwargs: dict[str, Any], setting: str) -> None:
+    args: dict[str, Any] = {"lang": "it", **kwargs}
+    with pytest.raises(InputError) as caught:
+        SpeechBudgeter(args.pop("unit"), **args)
+    assert caught.value.setting == setting
+
+
+@needs_espeak
+def test_the_window_is_the_sources_speaking_time_or_the_cue() -> None:
+    speech = SpeechBudgeter("seconds", lang="it")
+    window = speech.window("I waited at the station until midnight.", 2000)
+    syllables = SyllableCounter("en").count("I waited at the station until midnight.")
+    assert window.seconds == pytest.approx(syllables / SPEECH_RATES["en"])
+    target = window.seconds * SPEECH_RATES["it"]
+    assert window.target_syllables == pytest.approx(target)
+    assert window.max_syllables == round(target) and window.min_syllables <= window.max_syllables
+    assert window.max_chars == int(target * CHARS_PER_SYLLABLE["it"])
+    assert window.min_chars < window.max_chars
+    cue = SpeechBudgeter("syllables", lang="it", isochrony="cue").window("whatever", 2000)
+    assert cue.seconds == 2.0 and cue.max_syllables == round(2.0 * SPEECH_RATES["it"])
+    with pytest.raises(InputError, match="cue of 0 ms"):
+        SpeechBudgeter("seconds", lang="it", isochrony="cue").window("x", 0)
+
+
+@needs_espeak
+def test_the_nbest_is_reranked_by_closeness_to_the_target_time() -> None:
+    doc = parse_document(SRT, "srt")
+    speech = SpeechBudgeter("seconds", lang="it")
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), speech=speech, quality=False)
+    backend = NBestBackend()
+    result = translate_document(doc, backend, opts)
+    counter = SyllableCounter("it")
+    for seg, res in zip(doc.segments, result.segments, strict=True):
+        window = speech.window(seg.text, seg.duration_ms)
+        # the search was asked for the characters the window implies, with its lower bound
+        asked = [c for c in backend.calls if c.max_chars is not None and c.text == seg.text]
+        assert asked and asked[0].max_chars == window.max_chars
+        assert asked[0].min_chars == window.min_chars
+
+        # the n-best (fitted and unconstrained) re-ranked: the closest to the target syllables
+        # of those within the cap and the window, else (a miss) the closest of all
+        def off(text: str, target: float = window.target_syllables) -> float:
+            return abs(counter.count(text) - target)
+
+        fitting = [
+            c
+            for c in CANDIDATES
+            if len(c) <= window.max_chars
+            and window.min_syllables <= counter.count(c) <= window.max_syllables
+        ]
+        assert off(res.fitted or "") == min(off(c) for c in fitting or CANDIDATES)
+        syllables = counter.count(res.fitted or "")
+        inside = window.min_syllables <= syllables <= window.max_syllables
+        inside = inside and len(res.fitted or "") <= window.max_chars
+        assert res.fits == inside and res.model_fits == inside  # outside: a miss, flagged
+        assert res.syllables == counter.count(res.fitted or "") and res.window == window
+        assert ("over-budget" in [f.name for f in res.flags]) == (not inside)
+    assert [s.id for s in result.document.segments] == ["1", "2"]
+
+
+@needs_espeak
+def test_a_tiny_model_under_a_syllable_budget(tmp_path: Path) -> None:
+    model = tiny_checkpoint(tmp_path)
+    srt, out, report = tmp_path / "scene.srt", tmp_path / "scene.it.srt", tmp_path / "r.json"
+    srt.write_text(SRT, "utf-8")
+    args = ["translate", str(srt), "--model", str(model), "--lang", "it", "--threads", "1"]
+    assert run([*args, "--unit", "syllables", "-o", str(out), "--report", str(report), "-q"]) == 0
+    data = json.loads(report.read_text())
+    assert data["meta"]["unit"] == "syllables" and data["meta"]["isochrony"] == "source"
+    speech = SpeechBudgeter("syllables", lang="it")
+    for seg in data["segments"]:
+        window = speech.window(seg["source"], None)
+        assert seg["budget"]["chars"] == window.max_chars
+        assert seg["budget"]["speed_limit"] is None  # a voice, not a reader, sets the pace
+        assert seg["fitted_chars"] <= window.max_chars or not seg["fits"]
+    written = parse_document(out.read_text("utf-8"), "srt")
+    assert [(s.id, s.start_ms, s.end_ms) for s in written.segments] == [
+        ("1", 1000, 3000),
+        ("2", 4000, 5500),
+    ]
+
+
+def test_a_ratio_with_a_speech_unit_is_refused(tmp_path: Path, capsys: Any) -> None:
+    srt = tmp_path / "scene.srt"
+    srt.write_text(SRT, "utf-8")
+    code = run(
+        [
+            "translate",
+            str(srt),
+            "--model",
+            "identity",
+            "--lang",
+            "it",
+            "--unit",
+            "seconds",
+            "--ratio",
+            "1.0",
+            "-o",
+            str(tmp_path / "o.srt"),
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "--unit" in err, err
+    assert not (tmp_path / "o.srt").exists()
+
+
+def test_without_espeak_a_speech_unit_says_how_to_get_it(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    srt = tmp_path / "scene.srt"
+    srt.write_text(SRT, "utf-8")
+    monkeypatch.setenv("PATH", "")
+    out = tmp_path / "o.srt"
+    code = run(
+        [
+            "translate",
+            str(srt),
+            "--model",
+            "identity",
+            "--lang",
+            "it",
+            "--profile",
+            "dubbing",
+            "-o",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "apt-get install espeak-ng" in err, err
+    assert not out.exists()  # never a silent fallback to characters
+
+
+class FollowsTheCap:
+    """A backend whose output length follows the cap it is given: the candidates of 0-3
+    characters under it (unconstrained: the longest)."""
+
+    name = "follows"
+
+    def __init__(self, candidates: list[str]) -> None:
+        self.candidates = candidates
+        self.caps: list[int | None] = []
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:
+            self.caps.append(req.max_chars)
+            cap = req.max_chars if req.max_chars is not None else 10**6
+            pool = [c for c in self.candidates if cap - 3 < len(c) <= cap]
+            pool = pool or [max(self.candidates, key=len)]
+            out.append([Candidate(c, score=-float(i), fits=True) for i, c in enumerate(pool)])
+        return out
+
+
+@needs_espeak
+def test_a_miss_with_too_many_syllables_is_asked_again_with_fewer_characters() -> None:
+    # "You could have called me.": a window of 6 Italian syllables, at most 15 characters.
+    doc = parse_document("1\n00:00:01,000 --> 00:00:02,000\nYou could have called me.\n", "srt")
+    speech = SpeechBudgeter("seconds", lang="it")
+    window = speech.window("You could have called me.", None)
+    assert (window.min_syllables, window.max_syllables, window.max_chars) == (6, 6, 15)
+    backend = FollowsTheCap(["a e i o u a e", "a e i o u a"])  # 7 syllables / 13 chars, 6 / 11
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), speech=speech, quality=False)
+    result = translate_document(doc, backend, opts)
+    # asked for 15 characters: 7 syllables, a miss; asked again for floor(15 × 5.65 / 7) = 12
+    assert 15 in backend.caps and 12 in backend.caps
+    assert result.segments[0].fitted == "a e i o u a" and result.segments[0].fits
