@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
@@ -281,6 +282,21 @@ class _Never(Exception):
     """An exception nothing raises (the stand-in for one this click does not have)."""
 
 
+def _process_start(now: float | None = None) -> float:
+    """`time.monotonic()` at this process's start, for a deadline that counts Python's start
+    and imports too (Linux, from /proc/self/stat; elsewhere, or when that looks wrong: now)."""
+    now = time.monotonic() if now is None else now
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/uptime", encoding="ascii") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0.0 <= age < 60.0 else now
+
+
 def command_started() -> float:
     """`time.monotonic()` when this command began: the process's start for the console entry
     point (`fitsub`, `python -m fitsub`), the call's for `main(argv)` inside another program."""
@@ -293,11 +309,7 @@ _started = 0.0
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     global _started
-    import time
-
-    from fitsub.train.finish import command_start
-
-    _started = command_start() if argv is None else time.monotonic()
+    _started = _process_start() if argv is None else time.monotonic()
     prepare_cpu(argv)  # threads and OpenMP's wait policy: before anything imports torch
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     exceptions = _click_exceptions()

@@ -5,7 +5,6 @@ export of the run's averaged float16 weights (`fitsub train --export DIR`)."""
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Callable
@@ -105,21 +104,6 @@ class StopRule:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
-
-
-def command_start(now: float | None = None) -> float:
-    """`time.monotonic()` at this process's start, for a deadline that counts Python's start
-    and imports too (Linux, from /proc/self/stat; elsewhere, or when that looks wrong: now)."""
-    now = time.monotonic() if now is None else now
-    try:
-        with open("/proc/self/stat", encoding="ascii") as f:
-            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
-        with open("/proc/uptime", encoding="ascii") as f:
-            uptime = float(f.read().split()[0])
-        age = uptime - start_ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, AttributeError):
-        return now
-    return now - age if 0.0 <= age < 60.0 else now
 
 
 def check_export_dir(path: Path) -> None:

@@ -60,7 +60,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def fitsub(args: list[str], cwd: Path = REPO) -> subprocess.Popen[str]:
     """`python -m fitsub ARGS` from `cwd`, optional packages blocked, one thread."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "1000"}  # no wrapped lines
     return subprocess.Popen(
         [sys.executable, "-c", BLOCKER, *args],
         cwd=cwd,
@@ -73,7 +73,7 @@ def fitsub(args: list[str], cwd: Path = REPO) -> subprocess.Popen[str]:
 
 TRAIN = ["train", "--size", "tiny", "--max-tokens", "512", "--warmup", "5", "--lr", "3e-3",
          "--threads", "1", "--bleu-sentences", "4", "--eval-every", "40",
-         "--keep-checkpoints", "3"]  # fmt: skip
+         "--keep-checkpoints", "3", "--patience", "0"]  # fmt: skip
 
 
 def translate_with(model: Path, folder: Path) -> str:
