@@ -333,3 +333,20 @@ def open_engine(
     converted = open_converted(Path(model_dir), model, tokenizer)
     device = next(model.parameters()).device
     return Ct2Engine(converted.path, model, tokenizer, device, threads), converted.note
+
+
+def export_converted(model_dir: Path) -> Path:
+    """`fitsub export --ct2`: convert the checkpoint in `model_dir` into `model_dir/ct2`
+    (replaced); InputError when CTranslate2 cannot express it, FitsubError without the package."""
+    from fitsub.errors import FitsubError
+    from fitsub.nmt.checkpoint import load_checkpoint
+
+    model, tokenizer, cfg, _ = load_checkpoint(model_dir)
+    why = expressible(cfg, not cfg.uses_length or cfg.length_dropout > 0)
+    if why is not None:
+        raise InputError(
+            model_dir, f"CTranslate2 cannot run this model's unconstrained pass: {why}"
+        )
+    if not available():
+        raise FitsubError("ctranslate2 is not installed (pip install ctranslate2)")
+    return convert(model, tokenizer, model_dir / CT2_DIR, checkpoint_digest(model_dir))

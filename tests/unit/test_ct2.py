@@ -9,15 +9,14 @@ import random
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
+from factories import tiny_checkpoint, train_tiny
+from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
 from fitsub.nmt import ct2
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.checkpoint import save_checkpoint
-from factories import tiny_checkpoint, train_tiny
-from nmt_helpers import digit_ids
-
-pytest.importorskip("ctranslate2")
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +152,29 @@ def test_models_ctranslate2_cannot_express_keep_fitsubs_search(tmp_path: Path) -
     fixed = tiny_checkpoint(tmp_path, name="fixed", length_dropout=0.0)  # always takes a length
     assert NMTBackend(fixed, device="cpu", beam=1).ct2 is None
     assert not (fixed / ct2.CT2_DIR).exists()
+
+
+def test_export_ct2_writes_stamped_weights_that_load_without_a_note(
+    copier: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    model = tmp_path / "m"
+    shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    assert run(["export", str(model), "--ct2"]) == 0
+    assert "CTranslate2" in capsys.readouterr().out
+    stamp = json.loads((model / ct2.CT2_DIR / ct2.STAMP).read_text("utf-8"))
+    assert stamp["checkpoint_sha256"] == ct2.checkpoint_digest(model)
+    before = (model / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns
+    assert NMTBackend(model, device="cpu", beam=1).engine_note is None
+    assert (model / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns == before  # used as written
+
+
+def test_export_ct2_of_a_model_it_cannot_express_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ldpe = tiny_checkpoint(tmp_path, name="ldpe", method="ldpe")
+    assert run(["export", str(ldpe), "--ct2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no position term" in err and str(ldpe) in err
+    assert not (ldpe / ct2.CT2_DIR).exists()
