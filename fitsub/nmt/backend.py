@@ -257,7 +257,8 @@ class NMTBackend:
         return [r for r in todo if r not in free]
 
     def _free(self, req: Request) -> bool:
-        return req.max_chars is None and req.min_chars is None and not self._keeps_lexicon(req)
+        bounds = (req.target_chars, req.max_chars, req.min_chars)
+        return all(b is None for b in bounds) and not self._keeps_lexicon(req)
 
     def _keeps_lexicon(self, req: Request) -> bool:
         """Whether this request's search keeps to the lexicon (`LEXICON_SCOPE`)."""

@@ -178,3 +178,38 @@ def test_export_ct2_of_a_model_it_cannot_express_is_one_line_exit_2(
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no position term" in err and str(ldpe) in err
     assert not (ldpe / ct2.CT2_DIR).exists()
+
+
+def test_requests_with_a_length_or_a_budget_keep_fitsubs_search(
+    copier: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = digit_texts(copier, n=6, seed=9)
+    asked = [Request(t, target_chars=len(t)) for t in texts] + [
+        Request(t, max_chars=len(t) + 2) for t in texts
+    ]
+    backend = NMTBackend(copier, device="cpu", beam=2)
+    assert backend.ct2 is not None
+    calls: list[int] = []
+    real = backend.ct2.translate_rows
+    monkeypatch.setattr(
+        backend.ct2, "translate_rows", lambda src, *a: calls.append(len(src)) or real(src, *a)
+    )
+    backend.translate(asked)
+    assert calls == []
+    backend.translate([Request(t) for t in texts] + asked[:2])
+    assert calls == [len(texts)]
+
+
+def test_a_length_asked_of_a_model_without_length_input_keeps_fitsubs_re_ranking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tiny_checkpoint(tmp_path, name="base", method="baseline")  # no length input at all
+    backend = NMTBackend(base, device="cpu", beam=2)
+    assert backend.ct2 is not None
+    calls: list[int] = []
+    real = backend.ct2.translate_rows
+    monkeypatch.setattr(
+        backend.ct2, "translate_rows", lambda src, *a: calls.append(len(src)) or real(src, *a)
+    )
+    backend.translate([Request("abc def", target_chars=5)])  # re-ranked towards 5 characters
+    assert calls == []
