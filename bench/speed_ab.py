@@ -10,7 +10,12 @@ Jobs, each a fresh process timed from start to exit, run in turn `--repeats` tim
 * srt: a `--cues`-cue SRT (`bench/translate_srt.py`'s file) with the comparison, off / on, and
   CTranslate2 over its cues.
 Prints each run and the median per job, and the ratios of the targets (issue 45).
-Run: `python bench/speed_ab.py [--n 800] [--cues 2000] [--threads 1] [--repeats 2]`
+`--in-process`: the unconstrained pass alone without the processes' start-up (importing torch,
+loading the model, its lexicon and word links): one process, A B A B, CTranslate2's
+`translate_batch` (sorted batches of 32) against `NMTBackend.translate` on its CTranslate2
+engine and on fitsub's search, the same sentences, one warm-up run each.
+Run: `python bench/speed_ab.py [--n 800] [--cues 2000] [--threads 1] [--repeats 2]
+[--in-process]`
 """
 
 from __future__ import annotations
@@ -60,6 +65,44 @@ def timed(cmd: list[str], ct2: str) -> float:
     return time.perf_counter() - start
 
 
+def in_process(model: Path, texts: list[str], threads: int, repeats: int) -> None:
+    """The unconstrained pass alone, in one process: raw CTranslate2 against fitsub's engines."""
+    import ctranslate2
+    import sentencepiece
+
+    from fitsub.backend import Request
+    from fitsub.nmt.backend import NMTBackend
+
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(model / "spm.model"))
+    tr = ctranslate2.Translator(str(model / "ct2"), device="cpu", intra_threads=threads)
+    src = [sp.encode(t, out_type=str) + ["</s>"] for t in texts]
+    cap = 2 * max(map(len, src)) + 10
+    reqs = [Request(t) for t in texts]
+    os.environ["FITSUB_CT2"] = "off"
+    own = NMTBackend(model, device="cpu", beam=5, threads=threads)
+    os.environ["FITSUB_CT2"] = "on"
+    fast = NMTBackend(model, device="cpu", beam=5, threads=threads)
+    jobs = {
+        "CTranslate2 translate_batch": lambda: tr.translate_batch(
+            src, max_batch_size=32, beam_size=5, length_penalty=0.0, max_decoding_length=cap
+        ),
+        "NMTBackend on CTranslate2": lambda: fast.translate(reqs),
+        "NMTBackend on fitsub's search": lambda: own.translate(reqs),
+    }
+    runs: dict[str, list[float]] = {name: [] for name in jobs}
+    for r in range(repeats + 1):  # the first round warms up, not counted
+        for name, job in jobs.items():
+            start = time.process_time()
+            job()
+            if r:
+                runs[name].append(time.process_time() - start)
+    base = statistics.median(runs["CTranslate2 translate_batch"])
+    print(f"{len(texts)} sentences, beam 5, {threads} thread(s), CPU seconds in process:")
+    for name, v in runs.items():
+        med = statistics.median(v)
+        print(f"| {name} | {' / '.join(f'{x:.1f}' for x in v)} | {med:.1f} | {base / med:.2f} |")
+
+
 def main() -> None:
     """Run the jobs A B A B and print the table."""
     from translate_srt import build_srt
@@ -74,9 +117,14 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/en-it/dev/ud-pud.en")
     ap.add_argument("--jobs", nargs="+", default=["txt", "free", "srt"])
+    ap.add_argument("--in-process", action="store_true")
     args = ap.parse_args()
     model = str(ROOT / "models" / "en-it")
     NMTBackend(Path(model), device="cpu", beam=1)  # converts once (models/en-it/ct2) if needed
+    if args.in_process:
+        lines = args.source.read_text("utf-8").splitlines()[: args.n]
+        in_process(Path(model), lines, args.threads, args.repeats)
+        return
     py, t = sys.executable, str(args.threads)
     fitsub = [py, "-m", "fitsub"]
     with tempfile.TemporaryDirectory() as tmp:

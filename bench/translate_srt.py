@@ -118,7 +118,7 @@ def main() -> None:
     )
     print(f"model load: {loaded - start:.1f} s; translate with comparison: {end - loaded:.1f} s")
     print(f"total: {end - start:.1f} s ({args.cues / (end - start):.1f} cues/s), CPU {cpu:.1f} s")
-    engine = "CTranslate2" if backend.ct2 is not None else "fitsub's search"
+    engine = "CTranslate2" if getattr(backend, "ct2", None) else "fitsub's search"
     print(f"CPU by pass (unconstrained on {engine}; the rest: reading, planning, signals):")
     for name, secs in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"  {name}: {secs:.1f} s ({100 * secs / cpu:.0f} %)")
