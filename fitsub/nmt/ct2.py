@@ -195,8 +195,12 @@ def convert(model: Transformer, tokenizer: Tokenizer, out: Path, digest: str) ->
         stamp = {"checkpoint_sha256": digest, "model_bin_sha256": _file_digest(tmp / "model.bin")}
         (tmp / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", "utf-8")
         if out.exists():
-            shutil.rmtree(out)
-        os.replace(tmp, out)
+            shutil.rmtree(out, ignore_errors=True)
+        try:
+            os.replace(tmp, out)
+        except OSError:  # another process put its conversion there first: keep it if it is ours
+            if _stamp_ok(out, digest) is not None:
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
@@ -330,7 +334,13 @@ def open_engine(
         return None, None
     if not available():
         return None, MISSING_NOTE
-    converted = open_converted(Path(model_dir), model, tokenizer)
+    try:
+        converted = open_converted(Path(model_dir), model, tokenizer)
+    except OSError as err:  # neither the model's folder nor the user's cache takes them
+        return (
+            None,
+            f"no CTranslate2 weights ({err}): the unconstrained pass runs on fitsub's search",
+        )
     device = next(model.parameters()).device
     return Ct2Engine(converted.path, model, tokenizer, device, threads), converted.note
 

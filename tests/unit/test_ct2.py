@@ -213,3 +213,20 @@ def test_a_length_asked_of_a_model_without_length_input_keeps_fitsubs_re_ranking
     )
     backend.translate([Request("abc def", target_chars=5)])  # re-ranked towards 5 characters
     assert calls == []
+
+
+def test_nowhere_to_write_the_weights_keeps_fitsubs_search_with_a_note(
+    copier: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    model = tmp_path / "ro"
+    shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("", "utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # its fitsub/ct2 cannot be made
+    monkeypatch.setattr(ct2, "_writable", lambda folder: folder != model)
+    backend = NMTBackend(model, device="cpu", beam=1)
+    assert backend.ct2 is None
+    assert backend.engine_note is not None and "fitsub's search" in backend.engine_note
+    assert outputs(backend, digit_texts(copier, n=3))[0][0]
