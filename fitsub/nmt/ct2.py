@@ -105,6 +105,12 @@ def _writable(folder: Path) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
 
 
+def _version() -> str:
+    import ctranslate2
+
+    return str(ctranslate2.__version__)
+
+
 def _stamp_ok(ct2_dir: Path, digest: str) -> str | None:
     """None when `ct2_dir` holds weights converted from `digest`, intact; else what is wrong."""
     try:
@@ -113,6 +119,8 @@ def _stamp_ok(ct2_dir: Path, digest: str) -> str | None:
         return "no readable stamp"
     if not isinstance(stamp, dict) or stamp.get("checkpoint_sha256") != digest:
         return "converted from another checkpoint"
+    if stamp.get("ctranslate2") != _version():
+        return f"converted by ctranslate2 {stamp.get('ctranslate2')}, not {_version()}"
     if not (ct2_dir / "model.bin").is_file():
         return "model.bin is missing"
     if stamp.get("model_bin_sha256") != _file_digest(ct2_dir / "model.bin"):
@@ -192,7 +200,11 @@ def convert(model: Transformer, tokenizer: Tokenizer, out: Path, digest: str) ->
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         _FromSpec().convert(str(tmp), force=True)
-        stamp = {"checkpoint_sha256": digest, "model_bin_sha256": _file_digest(tmp / "model.bin")}
+        stamp = {
+            "checkpoint_sha256": digest,
+            "model_bin_sha256": _file_digest(tmp / "model.bin"),
+            "ctranslate2": _version(),
+        }
         (tmp / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", "utf-8")
         if out.exists():
             shutil.rmtree(out, ignore_errors=True)
@@ -342,7 +354,13 @@ def open_engine(
             f"no CTranslate2 weights ({err}): the unconstrained pass runs on fitsub's search",
         )
     device = next(model.parameters()).device
-    return Ct2Engine(converted.path, model, tokenizer, device, threads), converted.note
+    try:
+        engine = Ct2Engine(converted.path, model, tokenizer, device, threads)
+    except InputError:  # stamped but unreadable: converted again; failing again is the error
+        convert(model, tokenizer, converted.path, checkpoint_digest(Path(model_dir)))
+        engine = Ct2Engine(converted.path, model, tokenizer, device, threads)
+        return engine, f"{converted.path}: did not load; converted again"
+    return engine, converted.note
 
 
 def export_converted(model_dir: Path) -> Path:

@@ -230,3 +230,20 @@ def test_nowhere_to_write_the_weights_keeps_fitsubs_search_with_a_note(
     assert backend.ct2 is None
     assert backend.engine_note is not None and "fitsub's search" in backend.engine_note
     assert outputs(backend, digit_texts(copier, n=3))[0][0]
+
+
+def test_converted_weights_that_do_not_load_or_are_of_another_version_are_rebuilt(
+    copier: Path,
+) -> None:
+    texts = digit_texts(copier, n=6)
+    want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
+    folder = copier / ct2.CT2_DIR
+    (folder / "config.json").write_text("{not json", "utf-8")  # not covered by the stamp
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.engine_note is not None and "did not load" in backend.engine_note
+    assert outputs(backend, texts) == want
+    stamp = json.loads((folder / ct2.STAMP).read_text("utf-8"))
+    (folder / ct2.STAMP).write_text(json.dumps({**stamp, "ctranslate2": "3.0.0"}), "utf-8")
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.engine_note is not None and "ctranslate2 3.0.0" in backend.engine_note
+    assert outputs(backend, texts) == want
