@@ -13,9 +13,10 @@ converted models, a partial output vocabulary) keep fitsub's own search.
 Conversion (`convert`, `fitsub export --ct2`) writes `ct2/` beside the checkpoint's files, or,
 where the model directory is not writable, `$XDG_CACHE_HOME/fitsub/ct2/<hash>/` (`cache_root`).
 `STAMP` in it holds the SHA-256 of the checkpoint's config, weights and tokenizer
-(`checkpoint_digest`) and of the converted `model.bin`: converted weights of another checkpoint
-or whose bytes changed are rebuilt with a note (`open_converted`), and a rebuild that still does
-not load is an `InputError`; stale weights never translate.
+(`checkpoint_digest`), of the converted `model.bin` and the ctranslate2 version: converted
+weights of another checkpoint or version, whose bytes changed or that do not load are rebuilt
+with a note (`open_converted`, `open_engine`), and a rebuild that still does not load is an
+`InputError`; stale weights never translate.
 
 Search (`Ct2Engine.translate`): greedy is CTranslate2's greedy search; beam K runs with
 `length_penalty=0`, `num_hypotheses=K` and `return_scores` (sums of log-probabilities), and the
