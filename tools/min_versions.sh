@@ -2,7 +2,8 @@
 # The declared floors, tested: a throwaway virtual environment with every runtime dependency at
 # its minimum (constraints-min.txt; torch stays the local CPU build of constraints.txt), then
 # `fitsub --help`, a dry run with `--model identity`, one real translation with the shipped
-# en-it model and its unconstrained pass on CTranslate2 (greedy, as fitsub's own search). Run by `make test` (the `min-versions` target); needs the package index.
+# en-it model and its unconstrained pass on CTranslate2 (greedy, as fitsub's own search). Run by
+# `make test` (the `min-versions` target); needs the package index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
