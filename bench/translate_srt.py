@@ -6,6 +6,9 @@ runs the same code path as `fitsub translate` (read, plan budgets, fitted + unco
 translation, reflow, write). Reports wall time, the process's CPU seconds, cues/s and the share within budget. `--ratio 0`
 is slot mode (what `fitsub translate file.srt` does without `--ratio`); `--no-quality` and
 `--lexicon off` take out quality estimation and the lexicon constraint, to see what they cost.
+Each pass's share of the process's CPU time is printed: the backend's calls timed by kind
+(unconstrained translation, fitted translation, forced scoring of fitted / unconstrained
+outputs); $FITSUB_CT2=off runs every pass on fitsub's own search (the "before" of issue 45).
 Run: `python bench/translate_srt.py [--model DIR] [--beam 5] [--cues 1000] [--threads 2]
 [--ratio 0] [--no-quality] [--lexicon off]`.
 """
@@ -15,7 +18,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -43,6 +48,31 @@ def build_srt(n_cues: int) -> str:
     return "\n".join(blocks)
 
 
+def time_passes(backend: NMTBackend) -> dict[str, float]:
+    """Wrap the backend's `translate` / `score_outputs` to add up CPU seconds per pass kind."""
+    spent: dict[str, float] = {}
+
+    def kind(requests: Any, scoring: bool) -> str:
+        free = all(r.target_chars is None and r.max_chars is None for r in requests)
+        name = "unconstrained" if free else "fitted"
+        return f"forced scoring of {name} outputs" if scoring else f"{name} translation"
+
+    def wrap(fn: Callable[..., Any], scoring: bool) -> Callable[..., Any]:
+        def timed(requests: Any, *a: Any, **kw: Any) -> Any:
+            start = time.process_time()
+            try:
+                return fn(requests, *a, **kw)
+            finally:
+                key = kind(requests, scoring)
+                spent[key] = spent.get(key, 0.0) + time.process_time() - start
+
+        return timed
+
+    backend.translate = wrap(backend.translate, False)  # type: ignore[method-assign]
+    backend.score_outputs = wrap(backend.score_outputs, True)  # type: ignore[method-assign]
+    return spent
+
+
 def main() -> None:
     """Time one translation of the generated file and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -67,6 +97,7 @@ def main() -> None:
             lexicon=args.lexicon,
         )
         loaded = time.perf_counter()
+        spent = time_passes(backend)
         doc = read_document(src)
         opts = TranslateOptions(
             lang="it",
@@ -87,6 +118,10 @@ def main() -> None:
     )
     print(f"model load: {loaded - start:.1f} s; translate with comparison: {end - loaded:.1f} s")
     print(f"total: {end - start:.1f} s ({args.cues / (end - start):.1f} cues/s), CPU {cpu:.1f} s")
+    engine = "CTranslate2" if getattr(backend, "ct2", None) else "fitsub's search"
+    print(f"CPU by pass (unconstrained on {engine}; the rest: reading, planning, signals):")
+    for name, secs in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"  {name}: {secs:.1f} s ({100 * secs / cpu:.0f} %)")
     print(
         f"within budget: fitted {100 * summary.fitted_within:.1f} %, unconstrained "
         f"{100 * (summary.unconstrained_within or 0):.1f} %; flagged {summary.flagged}"

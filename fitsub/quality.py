@@ -147,6 +147,10 @@ class QualityModel:
         base = (lang or "").strip().lower().replace("_", "-").split("-")[0]
         return dict(self.thresholds).get(base, self.threshold)
 
+    def reads(self, signal: str) -> bool:
+        """Whether a feature of the model is `signal` or an interaction with it."""
+        return any(signal in name.split("*") for name in self.features)
+
     def score(self, signals: Mapping[str, float | None]) -> float:
         """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
         z = self.intercept
@@ -329,17 +333,23 @@ def score_texts(
     backend: TranslationBackend,
     sentences: Sequence[tuple[str, str, str | None]],
     dropout_passes: int,
+    with_free: bool = True,
 ) -> list[tuple[OutputScore, OutputScore | None]] | None:
     """The backend's forced-decoding scores of each (source, fitted, unconstrained) sentence:
-    the fitted output's (given its length, with `dropout_passes`) and the unconstrained one's
-    (no length; None without one). None: the backend cannot score."""
+    the fitted output's (given its length, with `dropout_passes`) and, `with_free`, the
+    unconstrained one's (no length; None without one or without `with_free`: a second forced pass
+    that only `free_logprob` reads). None: the backend cannot score."""
     if not isinstance(backend, ScoresOutputs):
         return None
     reqs = [scoring_request(s, f) for s, f, _ in sentences]
     fitted = backend.score_outputs(reqs, [f for _, f, _ in sentences], dropout_passes)
-    free_at = [i for i, (_, _, u) in enumerate(sentences) if u is not None]
-    free = backend.score_outputs(
-        [Request(sentences[i][0]) for i in free_at], [sentences[i][2] or "" for i in free_at]
+    free_at = [i for i, (_, _, u) in enumerate(sentences) if u is not None and with_free]
+    free = (
+        backend.score_outputs(
+            [Request(sentences[i][0]) for i in free_at], [sentences[i][2] or "" for i in free_at]
+        )
+        if free_at
+        else []
     )
     by_index: dict[int, OutputScore] = dict(zip(free_at, free, strict=True))
     return [(sc, by_index.get(i)) for i, sc in enumerate(fitted)]
@@ -368,7 +378,9 @@ def estimate(
     model = model or load_model()
     lexicon, links = lexicon_of(backend), links_of(backend)
     live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]
-    scores = score_texts(backend, [sentences[i] for i in live], model.dropout_passes)
+    scores = score_texts(  # no pass without a use: the unconstrained output's only if read
+        backend, [sentences[i] for i in live], model.dropout_passes, model.reads("free_logprob")
+    )
     if scores is None:
         return None
     out = [0.0] * len(sentences)  # an empty output for a source with words is wrong

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The declared floors, tested: a throwaway virtual environment with every runtime dependency at
 # its minimum (constraints-min.txt; torch stays the local CPU build of constraints.txt), then
-# `fitsub --help`, a dry run with `--model identity` and one real translation with the shipped
-# en-it model. Run by `make test` (the `min-versions` target); needs the package index.
+# `fitsub --help`, a dry run with `--model identity`, one real translation with the shipped
+# en-it model and its unconstrained pass on CTranslate2 (greedy, as fitsub's own search). Run by
+# `make test` (the `min-versions` target); needs the package index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -30,4 +31,18 @@ grep -q "translate" "$work/help.txt"
 cmp -s samples/talk.srt "$work/talk.id.srt" || { echo "identity run changed the file"; exit 1; }
 "$bin/fitsub" translate samples/talk.srt --lang it --ratio 1.0 --threads 1 -q -o "$work/talk.it.srt"
 test "$(grep -c -- '-->' "$work/talk.it.srt")" = "$(grep -c -- '-->' samples/talk.srt)"
-echo "min-versions: fitsub --help, an identity run and a real translation passed"
+"$bin/python" - <<'PY'
+import os
+from fitsub.backend import Request
+from fitsub.nmt.backend import NMTBackend
+import ctranslate2
+texts = ["Good morning, my friend.", "Where is the house?", "We kept bees in an apiary."]
+fast = NMTBackend("models/en-it", device="cpu", beam=1, threads=1)
+assert fast.ct2 is not None, fast.engine_note
+os.environ["FITSUB_CT2"] = "off"
+own = NMTBackend("models/en-it", device="cpu", beam=1, threads=1)
+got = [c[0].text for c in fast.translate([Request(t) for t in texts])]
+assert got == [c[0].text for c in own.translate([Request(t) for t in texts])], got
+print(f"min-versions: the unconstrained pass on ctranslate2 {ctranslate2.__version__}: greedy as fitsub's own")
+PY
+echo "min-versions: fitsub --help, an identity run, a real translation and CTranslate2's pass passed"

@@ -31,13 +31,21 @@ def check_model_out(out: Path, dtype: str, force: bool, command: str) -> list[st
 
 def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A training checkpoint (e.g. runs/NAME/best)."),
-    out: Path = typer.Argument(..., help="The model directory to write (e.g. models/en-it)."),
+    out: Path | None = typer.Argument(
+        None, help="The model directory to write (e.g. models/en-it); with --ct2 alone: none."
+    ),
     dtype: str = typer.Option("float16", "--dtype", help="float16, bfloat16 or float32 weights."),
     int8: bool = typer.Option(
         False, "--int8", help="Store linear weights as int8 + per-channel scales (CPU int8 model)."
     ),
     force: bool = typer.Option(
         False, "--force", help="Replace OUT even if it holds files (e.g. the shipped model)."
+    ),
+    ct2: bool = typer.Option(
+        False,
+        "--ct2",
+        help="Also write the CTranslate2 weights of the unconstrained pass (OUT/ct2; without "
+        "OUT: CHECKPOINT/ct2).",
     ),
 ) -> None:
     """Copy a checkpoint's weights (in `--dtype`), config, tokenizer and log; drop optimizer state.
@@ -48,19 +56,38 @@ def export_cmd(
     --int8 stores every linear weight as int8 with a float32 scale per output channel (other
     tensors in --dtype); loading on CPU rebuilds dynamically quantised int8 layers from them.
 
+    --ct2 converts the model for CTranslate2, which then runs its unconstrained pass
+    (`fitsub.nmt.ct2`); a model without them is converted once at its first load anyway.
+
     Example: fitsub export runs/en-it/best models/en-it --dtype float16 --force
+    Example: fitsub export models/en-it --ct2
     """
     from fitsub.nmt.checkpoint import export_checkpoint
+    from fitsub.nmt.ct2 import export_converted
+
+    if out is None:
+        if not ct2:
+            raise InputError(None, "name the model directory to write (OUT), or pass --ct2")
+        done = export_converted(checkpoint)
+        print(f"wrote {done} ({_size(done) / 1e6:.1f} MB, CTranslate2 float32)")
+        return
 
     if out.resolve() == checkpoint.resolve():
         raise InputError(out, "export would overwrite its source checkpoint")
     held = check_model_out(out, dtype, force, "export")
     path = export_checkpoint(checkpoint, out, dtype, int8=int8)
-    size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
     kind = f"int8 linear weights, {dtype} others" if int8 else f"{dtype} weights"
-    print(f"wrote {path} ({size / 1e6:.1f} MB, {kind})")
+    print(f"wrote {path} ({_size(path) / 1e6:.1f} MB, {kind})")
+    if ct2:
+        done = export_converted(path)
+        print(f"wrote {done} ({_size(done) / 1e6:.1f} MB, CTranslate2 float32)")
     dropped = [name for name in held if not (path / name).exists()]
     if dropped:
         print(f"removed from the old {out}: {', '.join(dropped)}")
         if "MODEL_CARD.md" in dropped:
             print("the old MODEL_CARD.md described other weights; write one for this model")
+
+
+def _size(folder: Path) -> int:
+    """Bytes of the files directly in `folder`."""
+    return sum(f.stat().st_size for f in folder.iterdir() if f.is_file())

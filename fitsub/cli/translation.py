@@ -55,7 +55,7 @@ class Run:
             beam=self.beam,
             threads=self.threads,
         )
-        for what in ("lexicon_note", "links_note"):  # no lexicon, no word links: said once
+        for what in ("lexicon_note", "links_note", "engine_note"):  # each said once
             note = getattr(backend, what, None)
             if isinstance(note, str) and not self.quiet:
                 say(f"note: {note}")

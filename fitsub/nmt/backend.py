@@ -40,7 +40,8 @@ from fitsub.nmt.attention import (
 )
 from fitsub.nmt.bounds import word_table
 from fitsub.nmt.checkpoint import CONFIG, load_checkpoint, load_lexicon
-from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.config import base_language, target_language
+from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import beam_search
@@ -59,7 +60,16 @@ DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for e
 # segment's translation would depend on the segments batched with it (the backend promises the
 # same output alone or in a batch).
 INT8_DEFAULT = False
-__all__ = ["MODEL_ENV", "NMTBackend", "default_models_dir", "resolve_device", "resolve_model_dir"]
+Row = tuple[int, list[int], int, int | None]  # request index, source ids, length, re-rank target
+__all__ = [
+    "MODEL_ENV",
+    "NMTBackend",
+    "base_language",
+    "default_models_dir",
+    "resolve_device",
+    "resolve_model_dir",
+    "target_language",
+]
 
 
 def default_models_dir() -> Path:
@@ -92,29 +102,6 @@ def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
             return cand
     looked = ", ".join(str(c) for c in candidates)
     raise ModelMissingError(f"no {pair} translation model (looked in {looked}); {how}")
-
-
-def target_language(cfg: ModelConfig, lang: str | None, model_dir: Path) -> str:
-    """Which of the model's target languages `lang` (`--lang`, e.g. `de` or `de-AT`) names;
-    InputError when it names none or is missing for a multilingual model."""
-    targets = cfg.targets
-    if lang is None:
-        if len(targets) == 1:
-            return targets[0]
-        raise InputError(model_dir, f"a model for {', '.join(targets)}: name the target language")
-    wanted = base_language(lang)
-    if wanted not in targets:
-        raise InputError(
-            model_dir,
-            f"this model translates {cfg.src_lang} → {', '.join(targets)}; it cannot produce "
-            f"--lang {lang}",
-        )
-    return wanted
-
-
-def base_language(lang: str) -> str:
-    """`de` of `de`, `de-AT`, `DE_at`."""
-    return lang.strip().lower().replace("_", "-").split("-")[0]
 
 
 def in_scope(req: Request, scope: frozenset[str]) -> bool:
@@ -179,6 +166,13 @@ class NMTBackend:
         self.links_note = None if self.links is not None else links_note(model_dir)
         # the decoder layers whose cross-attention `score_outputs` averages (None: all)
         self.attention_layers: tuple[int, ...] | None = None
+        # the unconstrained pass on CTranslate2 where it can run it (fitsub.nmt.ct2; int8 keeps
+        # fitsub's search); `engine_note` for the CLI to say once
+        self.ct2: Ct2Engine | None
+        self.ct2, self.engine_note = open_engine(
+            Path(model_dir), self.model, self.tokenizer, self.supports_unconstrained and not int8,
+            threads=threads or torch.get_num_threads(),
+        )  # fmt: skip
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
@@ -222,12 +216,13 @@ class NMTBackend:
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """n-best candidates per request, best first, in input order."""
         out: list[list[Candidate]] = [[] for _ in requests]
-        todo = []
+        todo: list[Row] = []
         for i, req in enumerate(requests):
             if not req.text.strip():
                 out[i] = [Candidate("", 0.0, True)]
             else:
                 todo.append((i, *self._prepare(req)))
+        todo = self._on_ct2(requests, todo, n_best, out)
         todo.sort(key=lambda r: (self._keeps_lexicon(requests[r[0]]), len(r[1])))
         for start in range(0, len(todo), self.batch_size):
             rebalance_threads()  # the cores free now, unless --threads chose (fitsub.threads)
@@ -243,6 +238,27 @@ class NMTBackend:
             for r, cands in zip(chunk, self._run(requests, chunk, n_best, all(on)), strict=True):
                 out[r[0]] = cands
         return out
+
+    def _on_ct2(
+        self, requests: Sequence[Request], todo: list[Row], n_best: int, out: list[list[Candidate]]
+    ) -> list[Row]:
+        """Translate the rows of `todo` CTranslate2 can run (no length, bound or lexicon) into
+        `out`; the rest stay for fitsub's search, a row it hands back searched alone."""
+        free = [r for r in todo if r[2] < 0 and self._free(requests[r[0]])]
+        if self.ct2 is None or not free:
+            return todo
+        got = self.ct2.translate_rows([r[1] for r in free], self.beam, n_best, self.batch_size)
+        for r, hyps in zip(free, got, strict=True):
+            out[r[0]] = (
+                self._run(requests, [r], n_best, False)[0]  # alone: the same in any batch
+                if hyps is None
+                else [Candidate(self.tokenizer.decode(ids), sc, True) for ids, sc in hyps]
+            )
+        return [r for r in todo if r not in free]
+
+    def _free(self, req: Request) -> bool:
+        bounds = (req.target_chars, req.max_chars, req.min_chars)
+        return all(b is None for b in bounds) and not self._keeps_lexicon(req)
 
     def _keeps_lexicon(self, req: Request) -> bool:
         """Whether this request's search keeps to the lexicon (`LEXICON_SCOPE`)."""

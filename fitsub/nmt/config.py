@@ -6,8 +6,10 @@ Saved as `config.json` in every checkpoint directory (see `fitsub.nmt.checkpoint
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Literal
 
+from fitsub.errors import InputError
 from fitsub.units import LengthUnit
 
 # Decoder position / length encodings (see fitsub.nmt.length_encodings for the formulas).
@@ -161,3 +163,26 @@ def config_arch(model: dict[str, Any]) -> Arch:
     extra = model.get("extra")
     legacy = extra.get(LEGACY_ARCH_KEY) if isinstance(extra, dict) else None
     return parse_arch(model.get("arch") or legacy or "ar")
+
+
+def target_language(cfg: ModelConfig, lang: str | None, model_dir: Path) -> str:
+    """Which of the model's target languages `lang` (`--lang`, e.g. `de` or `de-AT`) names;
+    InputError when it names none or is missing for a multilingual model."""
+    targets = cfg.targets
+    if lang is None:
+        if len(targets) == 1:
+            return targets[0]
+        raise InputError(model_dir, f"a model for {', '.join(targets)}: name the target language")
+    wanted = base_language(lang)
+    if wanted not in targets:
+        raise InputError(
+            model_dir,
+            f"this model translates {cfg.src_lang} → {', '.join(targets)}; it cannot produce "
+            f"--lang {lang}",
+        )
+    return wanted
+
+
+def base_language(lang: str) -> str:
+    """`de` of `de`, `de-AT`, `DE_at`."""
+    return lang.strip().lower().replace("_", "-").split("-")[0]

@@ -282,3 +282,38 @@ def test_a_model_file_with_bad_values_is_one_clear_error(
     path.write_text(json.dumps({**good, **change}), encoding="utf-8")
     with pytest.raises(InputError, match=message):
         load_model(path)
+
+
+class CountingToy(ScoringToy):
+    """`ScoringToy` that records the requests of every forced pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passes: list[list[Request]] = []
+
+    def score_outputs(
+        self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
+    ) -> list[OutputScore]:
+        self.passes.append(list(requests))
+        return super().score_outputs(requests, outputs, dropout_passes)
+
+
+@pytest.mark.parametrize("reads_free", [False, True])
+def test_the_unconstrained_output_is_scored_only_when_the_model_reads_it(
+    reads_free: bool,
+) -> None:
+    from fitsub.quality import estimate
+
+    features = ("entropy", "free_logprob*short") if reads_free else ("entropy", "copied")
+    model = QualityModel(features, (1.0, 0.0), (1.0, 1.0), (1.0, 1.0), 0.0, 0.5, dropout_passes=0)
+    assert model.reads("free_logprob") is reads_free
+    toy = CountingToy()
+    sentences = [("Good morning.", "Buongiorno.", "Buon giorno."), ("Where?", "Dove?", None)]
+    scores = estimate(toy, sentences, model, "it")
+    assert scores is not None and len(scores) == 2
+    # the fitted outputs, given their length; then the one unconstrained output, without one
+    assert [len(p) for p in toy.passes] == ([2, 1] if reads_free else [2])
+    assert all(r.target_chars is not None for r in toy.passes[0])
+    if reads_free:
+        assert toy.passes[1][0].target_chars is None
+    assert not load_model().reads("free_logprob")  # the shipped model: no second pass

@@ -1,0 +1,249 @@
+"""CTranslate2 as the engine of the unconstrained pass (fitsub.nmt.ct2): the same greedy outputs
+as fitsub's own search, the same alone as in a batch, conversion cached by the checkpoint's hash,
+stale or damaged converted weights rebuilt, and fitsub's search where CTranslate2 cannot run."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+from factories import tiny_checkpoint, train_tiny
+from nmt_helpers import digit_ids
+
+from fitsub.backend import Request
+from fitsub.nmt import ct2
+from fitsub.nmt.backend import NMTBackend
+from fitsub.nmt.checkpoint import save_checkpoint
+
+
+@pytest.fixture(scope="module")
+def copier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A trained tiny copy model (LDPE+PE, length dropout): it ends its outputs itself."""
+    model, tok, cfg = train_tiny("ldpe+pe", "subword", steps=300, length_dropout=0.3)
+    return save_checkpoint(tmp_path_factory.mktemp("ct2") / "copy", model, cfg, tok)
+
+
+def digit_texts(folder: Path, n: int = 24, seed: int = 3) -> list[str]:
+    """Source lines of 3-12 digits, as the copy model was trained on."""
+    from fitsub.nmt.tokenizer import Tokenizer
+
+    tok = Tokenizer.load(folder / "spm.model")
+    pieces = [tok.sp.id_to_piece(i) for i in digit_ids(tok)]
+    rng = random.Random(seed)
+    return [
+        "".join(rng.choice(pieces) for _ in range(rng.randint(3, 12))).replace("▁", " ").strip()
+        for _ in range(n)
+    ]
+
+
+def outputs(backend: NMTBackend, texts: list[str], n_best: int = 1) -> list[list[str]]:
+    return [
+        [c.text for c in cands] for cands in backend.translate([Request(t) for t in texts], n_best)
+    ]
+
+
+def test_greedy_outputs_are_fitsubs_own(copier: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = digit_texts(copier)
+    monkeypatch.setenv(ct2.ENGINE_ENV, "off")
+    own = NMTBackend(copier, device="cpu", beam=1, batch_size=8)
+    assert own.ct2 is None
+    monkeypatch.delenv(ct2.ENGINE_ENV)
+    fast = NMTBackend(copier, device="cpu", beam=1, batch_size=8)
+    assert fast.ct2 is not None
+    # CTranslate2 itself answers (no row handed back to fitsub's search at its length cap)
+    sources = [fast.tokenizer.source_ids(t, None, None) for t in texts]
+    assert all(h is not None for h in fast.ct2.translate_rows(sources, 1, 1, 8))
+    assert outputs(fast, texts) == outputs(own, texts)
+    assert sum(len(o[0].split()) > 0 for o in outputs(fast, texts)) == len(texts)
+
+
+def test_a_segment_translates_the_same_alone_or_in_a_batch(copier: Path) -> None:
+    texts = digit_texts(copier, n=12, seed=5)
+    for beam in (1, 4):
+        backend = NMTBackend(copier, device="cpu", beam=beam, batch_size=12)
+        batched = outputs(backend, texts, n_best=2)
+        alone = [outputs(backend, [t], n_best=2)[0] for t in texts]
+        assert alone == batched
+
+
+def test_beam_n_best_is_ranked_by_fitsubs_length_normalisation(copier: Path) -> None:
+    from fitsub.nmt.search import normalised_score
+
+    backend = NMTBackend(copier, device="cpu", beam=4)
+    assert backend.ct2 is not None
+    src = [backend.tokenizer.source_ids(t, None, None) for t in digit_texts(copier, n=6)]
+    for hyps in backend.ct2.translate_rows(src, 4, 4, 6):
+        assert hyps is not None and len(hyps) == 4
+        keys = [normalised_score(score, len(ids)) for ids, score in hyps]
+        assert keys == sorted(keys, reverse=True)
+        assert all(score <= 0 for _, score in hyps)
+
+
+def test_converted_once_beside_the_model_and_stamped(copier: Path) -> None:
+    NMTBackend(copier, device="cpu", beam=1)
+    stamp = json.loads((copier / ct2.CT2_DIR / ct2.STAMP).read_text("utf-8"))
+    assert stamp["checkpoint_sha256"] == ct2.checkpoint_digest(copier)
+    before = (copier / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns
+    again = NMTBackend(copier, device="cpu", beam=1)
+    assert again.engine_note is None
+    assert (copier / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns == before
+
+
+def test_weights_of_another_checkpoint_are_rebuilt_with_a_note(
+    copier: Path, tmp_path: Path
+) -> None:
+    texts = digit_texts(copier, n=8)
+    want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
+    other = tiny_checkpoint(tmp_path, name="other", seed=1)  # another model's weights
+    NMTBackend(other, device="cpu", beam=1)
+    stale = copier.parent / "stale"
+    import shutil
+
+    shutil.copytree(copier, stale, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    shutil.copytree(other / ct2.CT2_DIR, stale / ct2.CT2_DIR)
+    backend = NMTBackend(stale, device="cpu", beam=1)
+    assert backend.engine_note is not None and "another checkpoint" in backend.engine_note
+    assert outputs(backend, texts) == want
+
+
+def test_damaged_converted_weights_are_rebuilt(copier: Path) -> None:
+    texts = digit_texts(copier, n=8)
+    want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
+    model_bin = copier / ct2.CT2_DIR / "model.bin"
+    data = bytearray(model_bin.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte inside a weight: it would still load
+    model_bin.write_bytes(bytes(data))
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.engine_note is not None and "does not match" in backend.engine_note
+    assert outputs(backend, texts) == want
+
+
+def test_a_read_only_model_is_converted_into_the_user_cache(
+    copier: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    model = tmp_path / "ro"
+    shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ct2, "_writable", lambda folder: folder != model)  # root writes anyway
+    backend = NMTBackend(model, device="cpu", beam=1)
+    assert backend.ct2 is not None
+    assert not (model / ct2.CT2_DIR).exists()
+    cached = tmp_path / "cache" / "fitsub" / "ct2" / ct2.checkpoint_digest(model)
+    assert (cached / "model.bin").is_file()
+
+
+def test_without_ctranslate2_fitsubs_search_runs_and_says_so(
+    copier: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ct2, "available", lambda: False)
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.ct2 is None and backend.engine_note == ct2.MISSING_NOTE
+    assert outputs(backend, digit_texts(copier, n=3))[0][0]
+
+
+def test_models_ctranslate2_cannot_express_keep_fitsubs_search(tmp_path: Path) -> None:
+    ldpe = tiny_checkpoint(tmp_path, name="ldpe", method="ldpe")  # no position term: LDPE alone
+    assert NMTBackend(ldpe, device="cpu", beam=1).ct2 is None
+    fixed = tiny_checkpoint(tmp_path, name="fixed", length_dropout=0.0)  # always takes a length
+    assert NMTBackend(fixed, device="cpu", beam=1).ct2 is None
+    assert not (fixed / ct2.CT2_DIR).exists()
+
+
+def test_export_ct2_writes_stamped_weights_that_load_without_a_note(
+    copier: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    model = tmp_path / "m"
+    shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    assert run(["export", str(model), "--ct2"]) == 0
+    assert "CTranslate2" in capsys.readouterr().out
+    stamp = json.loads((model / ct2.CT2_DIR / ct2.STAMP).read_text("utf-8"))
+    assert stamp["checkpoint_sha256"] == ct2.checkpoint_digest(model)
+    before = (model / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns
+    assert NMTBackend(model, device="cpu", beam=1).engine_note is None
+    assert (model / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns == before  # used as written
+
+
+def test_export_ct2_of_a_model_it_cannot_express_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ldpe = tiny_checkpoint(tmp_path, name="ldpe", method="ldpe")
+    assert run(["export", str(ldpe), "--ct2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no position term" in err and str(ldpe) in err
+    assert not (ldpe / ct2.CT2_DIR).exists()
+
+
+def test_requests_with_a_length_or_a_budget_keep_fitsubs_search(
+    copier: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = digit_texts(copier, n=6, seed=9)
+    asked = [Request(t, target_chars=len(t)) for t in texts] + [
+        Request(t, max_chars=len(t) + 2) for t in texts
+    ]
+    backend = NMTBackend(copier, device="cpu", beam=2)
+    assert backend.ct2 is not None
+    calls: list[int] = []
+    real = backend.ct2.translate_rows
+    monkeypatch.setattr(
+        backend.ct2, "translate_rows", lambda src, *a: calls.append(len(src)) or real(src, *a)
+    )
+    backend.translate(asked)
+    assert calls == []
+    backend.translate([Request(t) for t in texts] + asked[:2])
+    assert calls == [len(texts)]
+
+
+def test_a_length_asked_of_a_model_without_length_input_keeps_fitsubs_re_ranking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tiny_checkpoint(tmp_path, name="base", method="baseline")  # no length input at all
+    backend = NMTBackend(base, device="cpu", beam=2)
+    assert backend.ct2 is not None
+    calls: list[int] = []
+    real = backend.ct2.translate_rows
+    monkeypatch.setattr(
+        backend.ct2, "translate_rows", lambda src, *a: calls.append(len(src)) or real(src, *a)
+    )
+    backend.translate([Request("abc def", target_chars=5)])  # re-ranked towards 5 characters
+    assert calls == []
+
+
+def test_nowhere_to_write_the_weights_keeps_fitsubs_search_with_a_note(
+    copier: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    model = tmp_path / "ro"
+    shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("", "utf-8")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # its fitsub/ct2 cannot be made
+    monkeypatch.setattr(ct2, "_writable", lambda folder: folder != model)
+    backend = NMTBackend(model, device="cpu", beam=1)
+    assert backend.ct2 is None
+    assert backend.engine_note is not None and "fitsub's search" in backend.engine_note
+    assert outputs(backend, digit_texts(copier, n=3))[0][0]
+
+
+def test_converted_weights_that_do_not_load_or_are_of_another_version_are_rebuilt(
+    copier: Path,
+) -> None:
+    texts = digit_texts(copier, n=6)
+    want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
+    folder = copier / ct2.CT2_DIR
+    (folder / "config.json").write_text("{not json", "utf-8")  # not covered by the stamp
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.engine_note is not None and "did not load" in backend.engine_note
+    assert outputs(backend, texts) == want
+    stamp = json.loads((folder / ct2.STAMP).read_text("utf-8"))
+    (folder / ct2.STAMP).write_text(json.dumps({**stamp, "ctranslate2": "3.0.0"}), "utf-8")
+    backend = NMTBackend(copier, device="cpu", beam=1)
+    assert backend.engine_note is not None and "ctranslate2 3.0.0" in backend.engine_note
+    assert outputs(backend, texts) == want
