@@ -8,7 +8,7 @@ its JSON report and scores it:
   the budget (every cue's share of it within that cue's budget), those whose fitted output
   differs from it; `changed_good`: the same over the sentences whose unconstrained translation
   also fits the cues' lines (42 × 2) and carries no quality flag, the issue's "fits in whole
-  words and carries no flag" (target 0; judged with this checkout's `fitsub.quality_flags` and
+  words and carries no flag" (target 0; judged with this checkout's `fitsub.quality.flags` and
   `fitsub.reflow` for every tree);
 * `retranslated`: the share of segments the model was asked again under a length constraint
   (the current release asks for every segment; report field `refitted`);
@@ -132,7 +132,7 @@ def score(
     for s in segs:
         key = s["group"] if s["group"] >= 0 else -1 - s["index"]
         by_group.setdefault(key, []).append(s)
-    from fitsub.quality_flags import segment_flags
+    from fitsub.quality.flags import segment_flags
     from fitsub.reflow import fits_layout, reflow
 
     fitting = changed = good = changed_good = 0
@@ -218,7 +218,7 @@ def main() -> None:
     here = Path(__file__).resolve().parent.parent
     sys.path.insert(
         0, str(here)
-    )  # scoring uses this checkout's fitsub.quality_flags and fitsub.reflow
+    )  # scoring uses this checkout's fitsub.quality.flags and fitsub.reflow
     results_path = args.out / "results.json"
     results: dict[str, Any] = json.loads(results_path.read_text()) if results_path.exists() else {}
     tree = args.tree.resolve()

@@ -3,7 +3,7 @@
 For each dev set (`LANG:NAME:N`: the first N lines of ../shared/data/en-LANG/dev/NAME), each
 setting (`hard@R`: the budget floor(R × source characters) asked and enforced, as `fitsub eval`
 does; `unconstrained`) and the constraint off / on: the share of output words that are neither in
-the model's lexicon nor in the source (`fitsub.lexicon.unknown_words`, counted per occurrence),
+the model's lexicon nor in the source (`fitsub.quality.lexicon.unknown_words`, counted per occurrence),
 BLEU and chrF (sacrebleu) against the reference, and the seconds the backend took.
 
     OMP_NUM_THREADS=1 python bench/lexicon_words.py it:mustc-tst-common-a:300 it:ud-pud:200 \
@@ -23,8 +23,8 @@ import sacrebleu
 
 from fitsub.backend import Request
 from fitsub.eval.settings import Setting
-from fitsub.lexicon import _WORD, Lexicon, normalize, words_of
 from fitsub.nmt.backend import NMTBackend
+from fitsub.quality.lexicon import _WORD, Lexicon, normalize, words_of
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

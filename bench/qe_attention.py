@@ -1,6 +1,6 @@
 """The CPU cost of the quality signals read off the forced pass: forced decoding with and
 without recording the cross-attention (`fitsub.nmt.attention.CrossAttentionRecorder`), A B A B
-rounds; then the target-side signals (`fitsub.quality_target`: grouping the output pieces into
+rounds; then the target-side signals (`fitsub.quality.target`: grouping the output pieces into
 words, the lexicon, numbers and names), median of `--pairs` rounds.
 
 Scores the cached fitted outputs of `runs/qe/en-XX.decode.jsonl` (written by
@@ -22,8 +22,8 @@ import torch
 from fitsub.backend import OutputScore
 from fitsub.nmt.attention import output_word_index
 from fitsub.nmt.backend import NMTBackend
-from fitsub.quality import scoring_request
-from fitsub.quality_target import target_signals
+from fitsub.quality.score import scoring_request
+from fitsub.quality.target import target_signals
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -40,7 +40,7 @@ from fitsub.document import Document  # noqa: E402
 from fitsub.formats import read_document, write_document  # noqa: E402
 from fitsub.nmt.backend import NMTBackend, resolve_model_dir  # noqa: E402
 from fitsub.pipeline import TranslateOptions, TranslationResult, translate_document  # noqa: E402
-from fitsub.review import write_review  # noqa: E402
+from fitsub.review.tsv import write_review  # noqa: E402
 
 # What a subtitler types for a flagged line of the lecture (source text → fixed Italian line).
 FIXES = {

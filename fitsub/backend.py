@@ -64,7 +64,7 @@ class TranslationBackend(Protocol):
 
 @dataclass(frozen=True)
 class OutputScore:
-    """How the model scores one fixed output under forced decoding (for `fitsub.quality`).
+    """How the model scores one fixed output under forced decoding (for `fitsub.quality.score`).
 
     `token_logprobs`: log-probability of each output token, end of sentence included;
     `entropies`: the entropy (nats) of the model's next-token distribution at each of those
@@ -79,7 +79,7 @@ class OutputScore:
 
     Target-side: `output_words`, for each output token (as `token_logprobs`), the index of the
     output word it belongs to, -1 for a piece without a letter and the end of sentence
-    (`fitsub.quality_target` sums a word's pieces); empty when the backend does not give it.
+    (`fitsub.quality.target` sums a word's pieces); empty when the backend does not give it.
     """
 
     token_logprobs: tuple[float, ...]

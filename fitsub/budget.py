@@ -193,7 +193,7 @@ def segment_budget(
     `source_words`: words of the source, for the too-short flag (None: counted as one word
     when the source is not empty); `room`: the characters a slide's box holds (a layout limit);
     `ratio_chars`: the ratio limit given in characters instead of a ratio (a dubbing budget's
-    speaking window, `fitsub.speech_budget`).
+    speaking window, `fitsub.dubbing.budget`).
     """
     if source_chars < 0:
         raise ValueError(f"source length must be >= 0 characters, got {source_chars}")

@@ -67,10 +67,10 @@ class Document:
     newline: str = "\n"
     warnings: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
-    bom: bool = False  # a UTF-16 BE file's byte-order mark, written back (`fitsub.charset`)
+    bom: bool = False  # a UTF-16 BE file's byte-order mark, written back (`fitsub.charsets.detect`)
     # The input as read, for formats written by re-serialising it (ASS: text; .pptx: bytes).
     source: str | bytes | None = None
-    detected_by: str = "utf-8"  # how the encoding was chosen (`fitsub.charset.Decoded`)
+    detected_by: str = "utf-8"  # how the encoding was chosen (`fitsub.charsets.detect.Decoded`)
     confidence: float | None = None  # charset-normalizer's confidence, for a detected encoding
 
     @property

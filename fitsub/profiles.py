@@ -15,7 +15,7 @@ Sources, with what each figure means and which are fitsub's own conversions: doc
 * ``dubbing``: a translation as long as its source, ±10 % (ratio 1.1, lower bound 0.9) and no
   reading-speed limit: a voice, not a reader, sets the pace. Lines and CPL lay the text out.
   `fitsub translate --profile dubbing` budgets speaking time instead (`--unit seconds`, each
-  cue's speaking window: `fitsub.speech_budget`); `--unit char` keeps these character bounds.
+  cue's speaking window: `fitsub.dubbing.budget`); `--unit char` keeps these character bounds.
 
 A ``fitsub.toml`` may define more under ``[profiles.NAME]`` (`fitsub.config_file`), each field
 optional over ``based_on`` (a built-in profile) or the language's defaults.

@@ -19,7 +19,7 @@ from rich.text import Text
 from fitsub.budget import Budget, BudgetSummary
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
-from fitsub.quality_flags import LOW_QUALITY
+from fitsub.quality.flags import LOW_QUALITY
 
 
 def _mark(ok: bool | None) -> str:
@@ -36,7 +36,7 @@ def _asked(r: SegmentResult) -> Text:
 
 
 def _quality(r: SegmentResult) -> Text:
-    """The estimated quality (`fitsub.quality`), red when flagged low-quality."""
+    """The estimated quality (`fitsub.quality.score`), red when flagged low-quality."""
     if r.quality is None:
         return Text("")
     low = any(f.name == LOW_QUALITY for f in r.flags)

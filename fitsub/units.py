@@ -113,7 +113,7 @@ def piece_leading_space(piece: str, mark: str = SPACE_MARK) -> int:
 
 SpeechUnit = Literal["syllables", "seconds"]
 """The units of a dubbing budget: syllables counted from espeak-ng's phonemes
-(`fitsub.speech`), and the estimated speaking time, syllables ÷ the language's rate."""
+(`fitsub.dubbing.speech`), and the estimated speaking time, syllables ÷ the language's rate."""
 SPEECH_UNITS: tuple[SpeechUnit, ...] = ("syllables", "seconds")
 
 SPEECH_RATES: dict[str, float] = {"en": 6.19, "it": 6.99, "de": 5.97, "fr": 7.18, "es": 7.82}

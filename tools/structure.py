@@ -135,7 +135,7 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 # the pipeline, training and evaluation are handed a backend. Training and evaluation are
 # siblings; only the CLI and `fitsub.__main__` import the CLI.
 MODELS = ("nmt", "nat", "hf", "lengthpred", "convert", "bert2rnd")
-HIGHER = ("registry", "train", "eval", "pipeline", "review_page", "cli")
+HIGHER = ("registry", "train", "eval", "pipeline", "review", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
     "nmt": ("nat", "hf", "lengthpred", "convert", "bert2rnd", *HIGHER),
@@ -144,9 +144,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "metrics": (*MODELS, *HIGHER),
     "formats": (*MODELS, *HIGHER),
     "markup": (*MODELS, "formats", *HIGHER),
-    "pipeline": ("registry", "train", "eval", "review_page", "cli"),
-    "train": ("registry", "eval", "pipeline", "review_page", "cli"),
-    "eval": ("registry", "train", "pipeline", "review_page", "cli"),
+    "pipeline": ("registry", "train", "eval", "review", "cli"),
+    "train": ("registry", "eval", "pipeline", "review", "cli"),
+    "eval": ("registry", "train", "pipeline", "review", "cli"),
 }
 
 

@@ -1,7 +1,7 @@
-"""espeak-ng's speed per language for the published syllable rates (fitsub.speech.ESPEAK_WPM).
+"""espeak-ng's speed per language for the published syllable rates (fitsub.dubbing.speech.ESPEAK_WPM).
 
 For each language, 100 dev sentences (ud-pud lines 1-100; the evidence uses other lines) are
-counted in syllables (fitsub.speech.SyllableCounter) and synthesized one by one at a trial
+counted in syllables (fitsub.dubbing.speech.SyllableCounter) and synthesized one by one at a trial
 speed (the spoken duration, edge silence trimmed, as `fitsub dub-check` measures a line); the
 speed is scaled by target rate ÷ measured rate until the two agree within 1 %.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fitsub.speech import SyllableCounter, synthesize_seconds
+from fitsub.dubbing.speech import SyllableCounter, synthesize_seconds
 from fitsub.units import SPEECH_RATES
 
 

@@ -10,7 +10,7 @@ system's output from the source's speaking time? (docs/results/dubbing.md)
 docs/results/dubbing.md for the lines taken); `build/dub/NAME.LANG.json` a translate report
 (experiments/dubbing/run.sh makes them all).
 Every line is synthesized with espeak-ng at its language's calibrated speed
-(fitsub.speech.ESPEAK_WPM); durations are cached in build/dub/durations.json.
+(fitsub.dubbing.speech.ESPEAK_WPM); durations are cached in build/dub/durations.json.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from fitsub.metrics.quality import bleu, chrf
-from fitsub.speech import SyllableCounter, synthesize_seconds
+from fitsub.dubbing.speech import SyllableCounter, synthesize_seconds
+from fitsub.metrics.reference import bleu, chrf
 from fitsub.units import CHARS_PER_SYLLABLE, SPEECH_RATES, char_length
 
 LANGS = ("it", "de", "fr", "es")

@@ -277,7 +277,7 @@ def score(
             rows.append({"source": text, "output": out, "tag": open_, "jaccard": round(jac, 3),
                          "kept": kept, "whole_line": whole})  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)
-    from fitsub.metrics.quality import chrf
+    from fitsub.metrics.reference import chrf
 
     # the translation itself: the output's words (markup off) against the references
     counts["chrf"] = round(chrf([p for p, _ in plains], references(args.lang, args.n)).score, 1)

@@ -1,4 +1,4 @@
-"""Calibrate fitsub's quality estimate (`fitsub.quality`) on dev data with references.
+"""Calibrate fitsub's quality estimate (`fitsub.quality.score`) on dev data with references.
 
     python experiments/quality-estimation/calibrate_qe.py decode  --lang it --mustc 150 --pud 150 --short 120
     python experiments/quality-estimation/calibrate_qe.py signals --lang it
@@ -15,7 +15,7 @@ each dev line once:
   the shipped model `models/en-XX` and the CLI's defaults (`fitsub.pipeline.translate_document`,
   budget = the source's length), one thread; records the fitted and unconstrained texts, the
   flags of the time, the n-best lists and the seconds spent. Output: `runs/qe/en-XX.decode.jsonl`.
-* `signals`: each line's quality signals (`fitsub.quality.segment_signals`: forced-decoding
+* `signals`: each line's quality signals (`fitsub.quality.score.segment_signals`: forced-decoding
   log-probability, Monte-Carlo dropout spread, agreement, length ratio, ...) plus the n-best
   agreement, the sentence chrF against the reference and the seconds spent scoring.
   Output: `runs/qe/en-XX.signals.jsonl`.
@@ -23,7 +23,7 @@ each dev line once:
   untranslated), a logistic regression of it on the standardised, clipped signals and their
   interactions, the thresholds, and the tables of docs/results/quality.md split by source
   length (old flags, the model shipped now, a copy in `runs/qe/shipped_model.json`, the new score,
-  leave-one-language-out, each signal alone). `--write` stores `fitsub/quality_model.json`.
+  leave-one-language-out, each signal alone). `--write` stores `fitsub/quality/model.json`.
 * `read`: 60 short lines to read and mark (`runs/qe/reading.tsv`); `--agree`: how often
   chrF thresholds and the label agree with the marks.
 """
@@ -67,7 +67,7 @@ def short_lines(lang: str, n: int, skip: dict[str, int]) -> list[tuple[str, str,
     """Up to `n` short lines (source of at most SHORT_CHARS characters, each source once) of
     every dev set of the pair, after the first `skip[set]` lines (those of `dev_lines`):
     subtitle-length lines. Sets `<name>-short`."""
-    from fitsub.quality import SHORT_CHARS
+    from fitsub.quality.score import SHORT_CHARS
 
     out: list[tuple[str, str, str]] = []
     for name in ("mustc-tst-common-a", "ud-pud", "multi30k-val"):
@@ -140,7 +140,7 @@ def read_jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def nbest_agreement(top: str, cands: Sequence[Sequence[Any]]) -> float | None:
     """Mean sentence chrF (/100) of the kept fitted text against the other n-best candidates."""
-    from fitsub.quality import sentence_chrf
+    from fitsub.quality.score import sentence_chrf
 
     others = [c[0] for c in cands if c[0] != top]
     if not others:
@@ -179,7 +179,7 @@ def signals(lang: str, dropout_passes: int, layer_variants: bool, lengthpred: bo
     from qe_target import predicted_lengths, variants
 
     from fitsub.nmt.backend import NMTBackend
-    from fitsub.quality import score_texts, segment_signals, sentence_chrf, source_signals
+    from fitsub.quality.score import score_texts, segment_signals, sentence_chrf, source_signals
 
     head, rows = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
     backend = NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1)
@@ -260,7 +260,7 @@ def load_all() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
     "Thank you." would otherwise vote a dozen times)."""
     from qe_target import refresh
 
-    from fitsub.lexicon import model_lexicon
+    from fitsub.quality.lexicon import model_lexicon
 
     out = {}
     for lang in LANGS:
@@ -276,13 +276,13 @@ def load_all() -> dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]:
 
 def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
     """Each flag's count and precision for the wrong label, before this issue (recorded at
-    decode time) and with today's `fitsub.quality_flags` (recomputed on the cached texts)."""
+    decode time) and with today's `fitsub.quality.flags` (recomputed on the cached texts)."""
     from collections import Counter
 
     from qe_fit import wrong
 
     from fitsub.nmt.backend import NMTBackend
-    from fitsub.quality_flags import FLAG_NAMES, segment_flags, words
+    from fitsub.quality.flags import FLAG_NAMES, segment_flags, words
 
     print("\nflags: lines flagged / precision for the wrong label (%), before -> after\n")
     print("| lang | " + " | ".join(FLAG_NAMES[:-1]) + " | any |")
@@ -333,7 +333,7 @@ def speed(data: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
 def fit(write: bool, features: Sequence[str] | None, flags: bool) -> None:
     from qe_fit import run_fit
 
-    from fitsub.quality import MODEL_FILE
+    from fitsub.quality.score import MODEL_FILE
 
     data = load_all()
     run_fit(data, CACHE / "shipped_model.json", features, MODEL_FILE if write else None)
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     g.add_argument("--layers", action="store_true", help="also the last-layer coverage variant")
     g.add_argument("--lengthpred", action="store_true", help="the length predictor's length")
     f = sub.add_parser("fit")
-    f.add_argument("--write", action="store_true", help="store fitsub/quality_model.json")
+    f.add_argument("--write", action="store_true", help="store fitsub/quality/model.json")
     f.add_argument("--features", nargs="*", default=None)
     f.add_argument("--flags", action="store_true", help="each flag's precision, before / after")
     m = sub.add_parser("misses", help="wrong lines the shipped model does not flag")

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 from qe_target import VARIANTS
 
-from fitsub.quality import FEATURES
-from fitsub.quality_target import TARGET_SIGNALS
-from fitsub.wordlinks import LINK_SIGNALS
+from fitsub.quality.links import LINK_SIGNALS
+from fitsub.quality.score import FEATURES
+from fitsub.quality.target import TARGET_SIGNALS
 
 WRONG_CHRF = 30.0  # sentence chrF under this against the reference: wrong
 WRONG_CHRF_SHORT = 30.0  # the same for short sources (reading: 30-45 agree alike, none well)
@@ -32,7 +32,7 @@ TARGET_RECALL = 0.75  # each language's threshold: the lowest reaching this reca
 MAX_FLAGGED = 0.35  # ... but never flagging more than this share of them
 L2 = 1.0  # ridge penalty of the logistic regression (standardised signals)
 
-# the signals of `fitsub.quality.FEATURES` but Monte-Carlo dropout (weak, and 79 % more time)
+# the signals of `fitsub.quality.score.FEATURES` but Monte-Carlo dropout (weak, and 79 % more time)
 SOURCE = ("source_pieces", "source_rarest", "uncovered", "coverage_penalty", "coverage_deviation",
           "attention_entropy")  # fmt: skip
 BASE = tuple(f for f in FEATURES
@@ -69,7 +69,7 @@ def is_short(row: dict[str, Any]) -> bool:
 
 def untranslated_share(source: str, fitted: str, ref: str) -> float:
     """The share of `fitted`'s words copied from `source` that the reference does not have."""
-    from fitsub.lexicon import words_of
+    from fitsub.quality.lexicon import words_of
 
     out, src, kept = words_of(fitted), set(words_of(source)), set(words_of(ref))
     return sum(1 for w in out if w in src and w not in kept) / max(1, len(out))
@@ -112,8 +112,8 @@ def logistic(x: Any, y: Any, l2: float) -> tuple[Any, float]:
 
 
 def raw_matrix(rows: Sequence[dict[str, Any]], feats: Sequence[str]) -> Any:
-    """Each row's features (`fitsub.quality.feature_value`: interactions too); NaN: missing."""
-    from fitsub.quality import feature_value
+    """Each row's features (`fitsub.quality.score.feature_value`: interactions too); NaN: missing."""
+    from fitsub.quality.score import feature_value
 
     vals = [[feature_value(f, r["signals"]) for f in feats] for r in rows]
     return np.array([[np.nan if v is None else v for v in row] for row in vals], dtype=float)
@@ -174,7 +174,7 @@ def auc(score: Any, w: Any) -> float:
 
 def previous_quality(path: Path, lang: str, rows: Sequence[dict[str, Any]]) -> Any:
     """(scores, threshold) of the quality model shipped before (a copy of its JSON at `path`)."""
-    from fitsub.quality import load_model
+    from fitsub.quality.score import load_model
 
     model = load_model(path)
     scores = [model.score(r["signals"]) for r in rows]

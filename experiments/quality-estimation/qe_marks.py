@@ -27,7 +27,7 @@ the label calls them right, and the score learned "long lines are right"
   out (fitted on the other three languages' marks).
 * `fit`: the logistic regression of the marks on `MARK_SIGNALS` (720 lines pooled), the
   tables against the marks and the chrF label at the shipped threshold `DECISION` (and at the
-  earlier rule's), `--write`: `fitsub/quality_model.json`.
+  earlier rule's), `--write`: `fitsub/quality/model.json`.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ N_READ, SEED = 100, 13
 # question lost: held-out AUC on short lines 0.818 -> 0.829), and the greedy selection's on all
 # 720 marks (entropy*short, min_logprob, foreign_share): the union holds out best (AUC 0.856;
 # short lines 0.818, long 0.830; either set alone 0.849-0.850); session 14: the word links'
-# `src_unlinked` (fitsub.wordlinks; qe_dice.py), held-out AUC 0.858 -> 0.894, short lines
+# `src_unlinked` (fitsub.quality.links; qe_dice.py), held-out AUC 0.858 -> 0.894, short lines
 # 0.818 -> 0.870 (a greedy selection with it in the pool: 0.896 / 0.870 with eight signals)
 MARK_SIGNALS = ("entropy", "source_length", "free_length_ratio", "lexicon_mean", "source_pieces",
                 "output_pieces", "mismatch", "entropy*short", "min_logprob", "foreign_share",
@@ -229,7 +229,7 @@ def select() -> None:
 def fit(write: bool, features: Sequence[str] | None) -> None:
     """The regression of the marks; the tables at the shipped threshold `DECISION` and at the
     earlier rule's per-language thresholds (`short_threshold`)."""
-    from fitsub.quality import MODEL_FILE, load_model
+    from fitsub.quality.score import MODEL_FILE, load_model
 
     feats = tuple(features or MARK_SIGNALS)
     rows, marks = marked()
@@ -282,7 +282,7 @@ def tradeoff(cuts: Sequence[float]) -> None:
     lines to retranslate under each cut, with the shipped score: the marked dev lines (short,
     long) and the sample subtitles (`sample_flags.py`'s `runs/qe/samples.json`, their marks in
     `runs/qe/sample-marks.json`: the wrong cues' positions per file and language)."""
-    from fitsub.quality import load_model
+    from fitsub.quality.score import load_model
 
     model = load_model()
     rows, marks = marked()
@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sub.add_parser("tradeoff").add_argument("--cuts", type=float, nargs="*",
                                             default=[0.3, 0.4, 0.5, 0.6, 0.7])  # fmt: skip
     f = sub.add_parser("fit")
-    f.add_argument("--write", action="store_true", help="store fitsub/quality_model.json")
+    f.add_argument("--write", action="store_true", help="store fitsub/quality/model.json")
     f.add_argument("--features", nargs="*", default=None)
     args = ap.parse_args(argv)
     if args.step == "sample":

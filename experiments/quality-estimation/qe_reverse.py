@@ -53,7 +53,7 @@ def mean_logprobs(scores: Sequence[Any]) -> list[float | None]:
 def signals(lang: str, model: Path) -> None:
     from fitsub.backend import Request
     from fitsub.nmt.backend import NMTBackend
-    from fitsub.quality import sentence_chrf
+    from fitsub.quality.score import sentence_chrf
     from fitsub.units import char_length
 
     path = CACHE / f"en-{lang}.signals.jsonl"

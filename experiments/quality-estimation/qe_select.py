@@ -26,7 +26,7 @@ from calibrate_qe import load_all  # noqa: E402
 from qe_fit import OLD_SIGNALS, SOURCE_FIT, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
 from qe_target import VARIANTS  # noqa: E402
 
-from fitsub.quality_target import TARGET_SIGNALS  # noqa: E402
+from fitsub.quality.target import TARGET_SIGNALS  # noqa: E402
 
 CANDIDATES = (
     *TARGET_SIGNALS,

@@ -1,11 +1,11 @@
 """Target-side signal variants measured for issue 28 (not all in the pipeline), and a refresh of
-the cached rows' text signals, so that a change to `fitsub.quality_target` is measured without
+the cached rows' text signals, so that a change to `fitsub.quality.target` is measured without
 running the forced passes again.
 
 Variants (each measured alone in `fit`, and as candidates in `qe_select.py`):
 
 * `rare_share_5`, `rare_share_100`: the share of output words (not copied) seen under 5 / 100
-  times in the lexicon (`rare_share` uses `fitsub.quality_target.RARE_COUNT`);
+  times in the lexicon (`rare_share` uses `fitsub.quality.target.RARE_COUNT`);
 * `lexicon_min_all`: `lexicon_min` over every output word, copied ones included;
 * `unknown_share`: words in neither the lexicon nor the source (the search keeps these near 0);
 * `repeated_any`: repeated words of any length (`repeated` counts content words);
@@ -33,8 +33,8 @@ VARIANTS = ("rare_share_5", "rare_share_100", "lexicon_min_all", "unknown_share"
 
 def variants(source: str, fitted: str, lexicon: Any) -> dict[str, float | None]:
     """The text variants above (all but `predicted_ratio`) of one output."""
-    from fitsub.lexicon import words_of
-    from fitsub.quality_flags import names_of
+    from fitsub.quality.flags import names_of
+    from fitsub.quality.lexicon import words_of
 
     src = set(words_of(source))
     out = words_of(fitted)
@@ -58,8 +58,8 @@ def variants(source: str, fitted: str, lexicon: Any) -> dict[str, float | None]:
 
 def foreign_variants(source: str, out: list[str], lexicon: Any) -> dict[str, float | None]:
     """`foreign_share` at other lexicon counts (20, 1000) and as a count of words."""
-    from fitsub.lexicon import words_of
-    from fitsub.quality_flags import names_of
+    from fitsub.quality.flags import names_of
+    from fitsub.quality.lexicon import words_of
 
     src = set(words_of(source)) - set(names_of(source))
     res: dict[str, float | None] = {}
@@ -91,8 +91,8 @@ def predicted_ratio(fitted: str, predicted: int | None) -> float | None:
 
 def refresh(lang: str, rows: list[dict[str, Any]], lexicon: Any) -> None:
     """Recompute the text-only target signals of cached `rows` in place (today's code)."""
-    from fitsub.lexicon import words_of
-    from fitsub.quality_target import (
+    from fitsub.quality.lexicon import words_of
+    from fitsub.quality.target import (
         foreign_share,
         lexicon_signals,
         mismatch_signals,
@@ -116,7 +116,7 @@ def misses(rows: list[dict[str, Any]], model_path: Path, lang: str, n: int) -> N
     import numpy as np
     from qe_fit import wrong
 
-    from fitsub.quality import load_model
+    from fitsub.quality.score import load_model
 
     model = load_model(model_path)
     t = model.threshold_for(lang)

@@ -22,7 +22,7 @@ from qe_fit import WRONG_CHRF, WRONG_CHRF_SHORT, prf
 
 from fitsub.formats import read_document
 from fitsub.markup import visible_text
-from fitsub.quality import SHORT_CHARS, sentence_chrf
+from fitsub.quality.score import SHORT_CHARS, sentence_chrf
 
 
 def main(argv: list[str]) -> None:

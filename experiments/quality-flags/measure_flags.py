@@ -1,4 +1,4 @@
-"""Quality flags of a `fitsub translate --report` JSON, recomputed with today's `fitsub.quality_flags`.
+"""Quality flags of a `fitsub translate --report` JSON, recomputed with today's `fitsub.quality.flags`.
 
     python experiments/quality-flags/measure_flags.py REPORT.json [REPORT.json ...] [--model models/en-it]
 
@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from fitsub.nmt.backend import NMTBackend
-from fitsub.quality_flags import FLAG_NAMES, segment_flags, words
+from fitsub.quality.flags import FLAG_NAMES, segment_flags, words
 
 
 def measure(path: Path, known: frozenset[str]) -> str:

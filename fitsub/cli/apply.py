@@ -7,15 +7,15 @@ from pathlib import Path
 
 import typer
 
-from fitsub.apply import Applied, apply_edits
 from fitsub.budget import LANGUAGE_LIMITS, Limits, limits_for
 from fitsub.cli.console import printable, say
 from fitsub.cli.documents import load_input
 from fitsub.cli.options import STRICT_EXIT, Cps, Lines, Quiet
-from fitsub.edits import EditSet, match_edits, read_edits
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes
 from fitsub.io import atomic_write_bytes, check_output_path
+from fitsub.review.apply import Applied, apply_edits
+from fitsub.review.edits import EditSet, match_edits, read_edits
 
 EPILOG = (
     "The edits file is the review page's export (--review review.html, 'Export edits') or the "

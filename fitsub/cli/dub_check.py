@@ -36,7 +36,7 @@ def dub_check_cmd(
     """
     from fitsub.cli.console import say
     from fitsub.cli.documents import load_input
-    from fitsub.dubcheck import check_dub, plot_ratios, report_table, write_json
+    from fitsub.dubbing.check import check_dub, plot_ratios, report_table, write_json
 
     report = check_dub(
         load_input(source),

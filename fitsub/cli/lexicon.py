@@ -33,7 +33,7 @@ def lexicon_cmd(
     --corpus gettext-ui
     """
     from fitsub.cli.models import training_target
-    from fitsub.lexicon import LEXICON_FILE, build_lexicon
+    from fitsub.quality.lexicon import LEXICON_FILE, build_lexicon
 
     language = training_target(model, lang, data)
     names = [c.split(":")[0] for c in corpus]

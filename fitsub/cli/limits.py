@@ -117,7 +117,7 @@ def speech_options(
     if ratio_given:
         problem = f"sets the budget from speaking time; drop --ratio / --min-ratio (got {unit})"
         raise InputError(None, problem, setting="unit")
-    from fitsub.speech_budget import SpeechBudgeter
+    from fitsub.dubbing.budget import SpeechBudgeter
 
     speech = SpeechBudgeter(
         unit, lang=opts.lang, src_lang=src_lang, isochrony=isochrony, speech_rate=speech_rate

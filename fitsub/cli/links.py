@@ -33,7 +33,7 @@ def links_cmd(
     --corpus gettext-ui
     """
     from fitsub.cli.models import training_target
-    from fitsub.wordlinks import LINKS_FILE, build_links
+    from fitsub.quality.links import LINKS_FILE, build_links
 
     language = training_target(model, lang, data)
     names = [c.split(":")[0] for c in corpus]

@@ -59,7 +59,7 @@ from fitsub.report import (
     summary_table,
     write_report,
 )
-from fitsub.review import check_review_path, write_review
+from fitsub.review.tsv import check_review_path, write_review
 
 
 def translate_cmd(

@@ -3,7 +3,7 @@ encode and write atomically.
 
 One module per format (parse from / render to strings; .pptx from / to bytes), chosen here with
 a plain dict; what they share lives in `fitsub.formats.blocks` and `fitsub.formats.timing`.
-Decoding is `fitsub.charset`'s.
+Decoding is `fitsub.charsets.detect`'s.
 
 Formats: SubRip (.srt), WebVTT (.vtt), ASS / SSA (.ass, .ssa, edited in place), plain slide text
 (.txt, one segment per line), Markdown (.md, through markdown-it-py: one segment per text node)
@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypeAlias
 
-from fitsub.charset import (
+from fitsub.charsets.detect import (
     Decoded,
     can_encode,
     decode_bytes,

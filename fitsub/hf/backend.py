@@ -39,14 +39,14 @@ from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.length_positions import PE_METHODS, attach
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.hf.scoring import forced
-from fitsub.lexicon import Lexicon
 from fitsub.nmt.backend import LEXICON_SCOPE, default_models_dir, in_scope
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import rerank_key
+from fitsub.quality.lexicon import Lexicon
+from fitsub.quality.links import pair_links
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
-from fitsub.wordlinks import pair_links
 
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.backend`'s)
 DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
@@ -147,7 +147,7 @@ class HFBackend:
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary (word-start pieces of letters), for the
-        pipeline's `cut-word` flag (`fitsub.quality_flags`)."""
+        pipeline's `cut-word` flag (`fitsub.quality.flags`)."""
         if self._known is None:
             ids = [i for i, sp in enumerate(self._special) if not sp and self._lead[i]]
             pieces = self.tokenizer.convert_ids_to_tokens(ids)

@@ -1,4 +1,4 @@
-"""Forced decoding with a Hugging Face model: its score of a given output (`fitsub.quality`).
+"""Forced decoding with a Hugging Face model: its score of a given output (`fitsub.quality.score`).
 
 `HFBackend.score_outputs` batches the outputs and runs the Monte-Carlo dropout passes
 (Fomicheva et al. 2020); this module holds the one model forward they share.

@@ -1,6 +1,6 @@
 """Quality and length metrics of the seed papers, computed the standard way (pure functions).
 
-Quality (BLEU, BLEU*, chrF, buckets) lives in `fitsub.metrics.quality`, length (LR, VAR, LC,
+Quality (BLEU, BLEU*, chrF, buckets) lives in `fitsub.metrics.reference`, length (LR, VAR, LC,
 fit, subtitle compliance) in `fitsub.metrics.length`; `score` computes every one of them.
 
 Every function takes lists of strings (one segment each, aligned) and returns a dataclass with
@@ -49,7 +49,7 @@ from fitsub.metrics.length import (
     subtitle_compliance,
     variance,
 )
-from fitsub.metrics.quality import (
+from fitsub.metrics.reference import (
     OKA_BUCKETS,
     BleuResult,
     BucketResult,

@@ -1,16 +1,16 @@
 """Speaking-time compliance (`fitsub eval --unit syllables|seconds`): the share of outputs whose
 length in syllables, or in estimated speaking time (syllables ÷ the language's rate), is within
 ±10 % of the source's, bounds included: the IWSLT 2022 length-compliance band, in the unit of a
-dubbing budget. Syllables are counted by espeak-ng (`fitsub.speech`), so this needs the program.
+dubbing budget. Syllables are counted by espeak-ng (`fitsub.dubbing.speech`), so this needs the program.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fitsub.dubbing.speech import SyllableCounter, speech_rate_for
 from fitsub.errors import InputError
 from fitsub.metrics.length import LC_HIGH, LC_LOW, RateResult, check_aligned, rate
-from fitsub.speech import SyllableCounter, speech_rate_for
 from fitsub.units import SPEECH_UNITS, SpeechUnit, seconds_of_syllables, speech_rate_problem
 
 

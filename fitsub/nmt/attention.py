@@ -1,4 +1,4 @@
-"""Source-side signals of a forced decode for `fitsub.quality`: coverage and rarity.
+"""Source-side signals of a forced decode for `fitsub.quality.score`: coverage and rarity.
 
 * **Coverage** (Tu et al. 2016, "Modeling Coverage for Neural Machine Translation", ACL: the
   coverage of source word j after the whole output is C_j = sum_t a_tj, eq. 5 with Phi = 1):
@@ -7,14 +7,14 @@
   layers use `F.scaled_dot_product_attention`, which does not return them), averaged over heads
   and layers. Each output step is renormalised each output step over the source's own pieces (the
   end-of-source token and length / language tags, where attention often rests, are left out)
-  (`source_attention`); the sum over the output steps is C_j (`fitsub.quality.source_signals`):
+  (`source_attention`); the sum over the output steps is C_j (`fitsub.quality.score.source_signals`):
   a source piece that the output translated has C_j near 1 or more, one it dropped near 0.
 * **Rarity**: how unfamiliar the English source is to the model, read off the SentencePiece
   unigram model the checkpoint ships (no extra file): the pieces each source word is split
   into (a word seen often in training is one piece, a rare one many) and the word's unigram
   log-probability, the sum of its pieces' scores (`word_rarity`).
 * **Output words**: which output word each piece of the forced output belongs to
-  (`output_word_index`), for the target-side signals of `fitsub.quality_target`.
+  (`output_word_index`), for the target-side signals of `fitsub.quality.target`.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def output_word_index(tokenizer: Tokenizer, ids: Sequence[int]) -> tuple[int, ..
     """For each output piece of `ids`, the index of the word it belongs to (a word starts at a
     piece beginning with `▁`, or after a piece without a letter), -1 for a piece without a
     letter (punctuation, digits) and for special tokens (the end of sentence): the grouping
-    `fitsub.quality_target` sums a word's log-probability over."""
+    `fitsub.quality.target` sums a word's log-probability over."""
     out: list[int] = []
     word, open_word = -1, False
     for i in ids:

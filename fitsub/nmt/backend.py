@@ -30,7 +30,6 @@ import torch
 from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError, ModelMissingError
-from fitsub.lexicon import Lexicon
 from fitsub.nmt.attention import (
     CrossAttentionRecorder,
     output_word_index,
@@ -45,9 +44,10 @@ from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import beam_search
+from fitsub.quality.lexicon import Lexicon
+from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
-from fitsub.wordlinks import WordLinks, links_note, model_links
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # which requests keep to the lexicon: fitted ones (a length asked or a budget); unconstrained
@@ -160,7 +160,7 @@ class NMTBackend:
             else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
         )
         self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
-        # the word links of the quality score (fitsub.wordlinks; None: the signal is missing,
+        # the word links of the quality score (fitsub.quality.links; None: the signal is missing,
         # and `links_note` says so once)
         self.links: WordLinks | None = model_links(model_dir, tuple(self.cfg.targets))
         self.links_note = None if self.links is not None else links_note(model_dir)
@@ -302,7 +302,7 @@ class NMTBackend:
                 out.append([Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs])
         return out
 
-    # ---- forced decoding: the model's score of a given output (`fitsub.quality`) -------------
+    # ---- forced decoding: the model's score of a given output (`fitsub.quality.score`) -------------
     def _forced(
         self, rows: Sequence[tuple[list[int], int, list[int]]], attention: bool = False
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:

@@ -41,7 +41,7 @@ never-generated pieces are removed). For a live hypothesis:
 What this rule cannot see is a word the model closes with an ending of its own once the ending
 it wanted cannot fit ("▁cost" + "i" + "to" for "costruita"): every piece is the model's best at
 its step. The pipeline catches those on the n-best (`fitsub.pipeline._accept_whole`, with the
-`cut-word` test of `fitsub.quality_flags`). When no whole hypothesis fits, the fallback above returns the
+`cut-word` test of `fitsub.quality.flags`). When no whole hypothesis fits, the fallback above returns the
 shortest whole unconstrained candidates flagged `fits=False`, never a cut word. Only if even the unconstrained search keeps
 no whole hypothesis (each one cut at the forced end) is it run once more without the rule.
 Cost: one max, one gather and a few masks per step over the (B*K, V) scores; no Python loop.

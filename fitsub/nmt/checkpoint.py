@@ -1,7 +1,7 @@
 """Self-describing checkpoint directories: `config.json` + `model.safetensors` + `spm.model`.
 
-A shipped model also holds `lexicon.txt.gz` (`fitsub.lexicon`: the target words of its training
-text, which its search keeps to; `load_lexicon`) and `links.txt.gz` (`fitsub.wordlinks`: the
+A shipped model also holds `lexicon.txt.gz` (`fitsub.quality.lexicon`: the target words of its training
+text, which its search keeps to; `load_lexicon`) and `links.txt.gz` (`fitsub.quality.links`: the
 target words that translate each English word, for the quality score), copied by
 `export_checkpoint`.
 
@@ -32,13 +32,13 @@ from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
 from fitsub import __version__
-from fitsub.dictionary import with_dictionary
 from fitsub.errors import InputError
-from fitsub.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.wordlinks import LINKS_FILE, read_links
+from fitsub.quality.dictionary import with_dictionary
+from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, read_lexicon
+from fitsub.quality.links import LINKS_FILE, read_links
 
 CONFIG, WEIGHTS, SPM = "config.json", "model.safetensors", "spm.model"
 FORMAT = "fitsub-checkpoint-1"
@@ -322,5 +322,5 @@ def load_lexicon(
         raise InputError(
             path, f"a lexicon of {lexicon.language!r}, but the model writes {', '.join(languages)}"
         )
-    # real words beyond the training text: the language's word list (fitsub.dictionary)
+    # real words beyond the training text: the language's word list (fitsub.quality.dictionary)
     return with_dictionary(lexicon, lexicon.language or (languages[0] if languages else "")), None

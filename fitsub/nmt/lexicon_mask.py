@@ -1,6 +1,6 @@
 """Never invent a word: the lexicon constraint of a search step (issue 28), for both searches.
 
-Every word of the output (a run of letters, `fitsub.lexicon.words_of`) must be a word of the
+Every word of the output (a run of letters, `fitsub.quality.lexicon.words_of`) must be a word of the
 model's lexicon or a word of the source (names, codes, URLs copied; a glossary term reaches the
 model as a placeholder `[1]`, which has no letters). Digits and punctuation are never words: a
 number is free (`number-changed` checks it against the source).
@@ -28,7 +28,7 @@ source and `w` for the batch, `Rows.kept`: recomputing them for every row of eve
 third of a fitted search's time, issue 31). So a step costs one string lookup per row and a few
 tensor masks over (rows, V); nothing tests (row, piece) pairs one by one.
 
-Word tests are on the normalised form (`fitsub.lexicon.normalize`: NFKC, lower case): a
+Word tests are on the normalised form (`fitsub.quality.lexicon.normalize`: NFKC, lower case): a
 capitalised word at a sentence start is the same word.
 """
 
@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor
 
-from fitsub.lexicon import Lexicon, normalize, words_of
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.quality.lexicon import Lexicon, normalize, words_of
 from fitsub.units import SPACE_MARK
 
 NEG_INF = float("-inf")

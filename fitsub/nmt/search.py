@@ -228,7 +228,7 @@ def beam_search(
     word of the lexicon or of the row's source text (`sources`, B texts; None: off). A row no
     hypothesis of which keeps to both the lexicon and the bounds is searched again without the
     lexicon, bounds and fallbacks as they are (the caller flags the word,
-    `fitsub.lexicon.unknown_words`): the budget is the harder promise.
+    `fitsub.quality.lexicon.unknown_words`): the budget is the harder promise.
     The caller sorts sources by length (see backend).
     """
     if beam < 1 or n_best < 1 or max_len < 1:

@@ -2,7 +2,7 @@
 
 For each translatable segment the pipeline removes markup (`fitsub.markup`), computes the
 character budget (`fitsub.budget`: slot or isometric mode), groups cues that share a sentence
-(`fitsub.across_cues`), asks the backend for the unconstrained translation, keeps it where it
+(`fitsub.pipeline.across_cues`), asks the backend for the unconstrained translation, keeps it where it
 fits, and only elsewhere asks for the natural length capped by the budget with the budget as a
 hard limit (`fitsub.pipeline.run`). Fitted text is shared back among the grouped cues,
 reflowed into the slot (`fitsub.reflow`) and the markup restored. The output never depends on
@@ -14,7 +14,7 @@ took is `SegmentResult.group_path`:
 
 * `whole`: the words split in proportion to the cues' budgets fit every cue (budget and lines);
 * `re-split`: they did not, but moving words between the cues makes every cue fit
-  (`fitsub.across_cues.resplit`);
+  (`fitsub.pipeline.across_cues.resplit`);
 * `re-translated`: no split of any candidate fits, so the sentence is translated again with
   a tighter total budget (`RETRANSLATE_STEPS`), and the first of the n-best candidates that
   splits into fitting parts is kept;
@@ -35,7 +35,6 @@ import dataclasses
 
 from fitsub.backend import TranslationBackend
 from fitsub.document import Document
-from fitsub.lexicon import lexicon_of
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.estimate import with_quality
 from fitsub.pipeline.inline import translate_tagged
@@ -62,7 +61,8 @@ from fitsub.pipeline.share import (
 )
 from fitsub.pipeline.summary import Summary, summarize_results
 from fitsub.pipeline.work import known_words, units_of
-from fitsub.wordlinks import links_of
+from fitsub.quality.lexicon import lexicon_of
+from fitsub.quality.links import links_of
 
 __all__ = [
     "GROUP_PATHS",

@@ -2,7 +2,7 @@
 
 Fitted text is reflowed into the cue's slot (`fitsub.reflow`) and its markup restored; timings,
 ids and cue count never change (the output document is `doc.with_texts(...)`). Each translated
-segment then gets its quality flags (`fitsub.quality_flags.segment_flags`).
+segment then gets its quality flags (`fitsub.quality.flags.segment_flags`).
 """
 
 from __future__ import annotations
@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from fitsub.budget import Budget
-from fitsub.dictionary import Dictionary, english_left
 from fitsub.document import Document
+from fitsub.dubbing.budget import SpeechWindow
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
-from fitsub.lexicon import Lexicon, words_of
 from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.typeset import typeset
-from fitsub.quality_flags import (
+from fitsub.quality.dictionary import Dictionary, english_left
+from fitsub.quality.flags import (
     CUT_SENTENCE,
     DROPPED_CONTENT,
     FLAG_NAMES,
@@ -32,12 +32,12 @@ from fitsub.quality_flags import (
     segment_flags,
     words,
 )
+from fitsub.quality.lexicon import Lexicon, words_of
+from fitsub.quality.links import WordLinks, lost_by_fitting
+from fitsub.quality.sentence_end import dangling_end
+from fitsub.quality.unknown_word import unknown_word_flag
 from fitsub.reflow import reflow
-from fitsub.sentence_end import dangling_end
-from fitsub.speech_budget import SpeechWindow
 from fitsub.units import char_length
-from fitsub.unknown_word import unknown_word_flag
-from fitsub.wordlinks import WordLinks, lost_by_fitting
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,10 @@ class SegmentResult:
     markup_moved: tuple[str, ...] = ()  # inline tags not placed on their words: around the line
     terms_lost: tuple[str, ...] = ()  # glossary terms the translation lost (not restored)
     model_fits: bool = True  # False: the backend found no hypothesis within the hard budget
-    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.quality_flags`)
+    flags: tuple[Flag, ...] = ()  # quality flags of the fitted text (`fitsub.quality.flags`)
     requested: Requested | None = None  # the length asked of the model and where it came from
     refitted: bool = False  # translated again under the budget (False: unconstrained kept)
-    quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality`); None: none
+    quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality.score`); None: none
     window: SpeechWindow | None = None  # dubbing budgets: the cue's speaking window
     syllables: int | None = None  # dubbing budgets: the fitted text's syllables (espeak-ng)
 
@@ -209,7 +209,7 @@ def assemble(
 ) -> TranslationResult:
     """The output document, each segment's result (flagged) and the warnings; `tagged`: the
     words under inline tags translated alone (`fitsub.pipeline.inline`); `links`: the model's
-    word links (`fitsub.wordlinks`), for `dropped-content`."""
+    word links (`fitsub.quality.links`), for `dropped-content`."""
     glossary = opts.glossary.terms if opts.glossary is not None else ()
     typeset(planned, got, {w.lower() for t in glossary for w in t.source.split()})
     results: list[SegmentResult] = []
@@ -252,7 +252,7 @@ def flag_segments(
     lang: str | None = None,
     links: WordLinks | None = None,
 ) -> list[SegmentResult]:
-    """Each translated segment with its quality flags (`fitsub.quality_flags.segment_flags`).
+    """Each translated segment with its quality flags (`fitsub.quality.flags.segment_flags`).
 
     The words the model knows, for `cut-word`, are `known` (the backend's vocabulary) and every
     word of the document's unconstrained translations. With the model's `lexicon`, a fitted
@@ -303,7 +303,7 @@ def flag_segments(
 
 def _lost_in_sentences(results: Sequence[SegmentResult], links: WordLinks) -> dict[int, list[str]]:
     """Per sentence spread over cues (group >= 0): the source words its fitting removed
-    (`fitsub.wordlinks.lost_by_fitting` over the cues joined: a word may move to a neighbour)."""
+    (`fitsub.quality.links.lost_by_fitting` over the cues joined: a word may move to a neighbour)."""
     groups: dict[int, list[SegmentResult]] = {}
     for r in results:
         if r.group >= 0 and r.budget is not None:
@@ -333,7 +333,7 @@ def _merged(flags: Sequence[Flag], name: str, note: str) -> list[Flag]:
 
 def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
     """The last cue of each translated sentence whose fitted text ends mid-phrase
-    (`fitsub.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
+    (`fitsub.quality.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
     groups: dict[int, list[SegmentResult]] = {}
     for r in results:
         if r.budget is not None:
@@ -348,7 +348,7 @@ def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[i
 
 
 def _english(r: SegmentResult, lexicon: Lexicon | None, terms: Collection[str]) -> list[str]:
-    """The English words left in a fitted segment (`fitsub.dictionary.english_left`; none
+    """The English words left in a fitted segment (`fitsub.quality.dictionary.english_left`; none
     without the lexicon's dictionary)."""
     if lexicon is None or not isinstance(lexicon.dictionary, Dictionary):
         return []

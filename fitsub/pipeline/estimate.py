@@ -1,9 +1,9 @@
-"""Estimate: each translated sentence's quality score (`fitsub.quality`), given to its cues.
+"""Estimate: each translated sentence's quality score (`fitsub.quality.score`), given to its cues.
 
 A sentence shared over several cues is scored once, as the model translated it (the cues'
 sources and fitted texts joined); every cue of it gets that score, and the flag `low-quality`
 when it is under the quality model's threshold (naming the source words the translation has
-no counterpart for, by the model's word links, `fitsub.wordlinks`). A backend that cannot score outputs leaves
+no counterpart for, by the model's word links, `fitsub.quality.links`). A backend that cannot score outputs leaves
 every score None and says so once in the warnings.
 """
 
@@ -13,8 +13,8 @@ import dataclasses
 
 from fitsub.backend import TranslationBackend
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult
-from fitsub.quality import NO_SCORING, QualityModel, estimate, load_model, low_quality_flag
-from fitsub.wordlinks import links_of
+from fitsub.quality.links import links_of
+from fitsub.quality.score import NO_SCORING, QualityModel, estimate, load_model, low_quality_flag
 
 
 def _sentences(segments: list[SegmentResult]) -> dict[int, list[int]]:

@@ -1,7 +1,7 @@
 """Plan: each segment's plain text and budget, and the sentence groups of a subtitle document.
 
 Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget`) and cues that share
-a sentence grouped (`fitsub.across_cues.group_cues`); nothing is translated yet.
+a sentence grouped (`fitsub.pipeline.across_cues.group_cues`); nothing is translated yet.
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fitsub.across_cues import CueSpan, group_cues
 from fitsub.budget import ISOMETRIC, SLOT, Budget, Limits, segment_budget
 from fitsub.document import Document, Segment
+from fitsub.dubbing.budget import SpeechBudgeter, SpeechWindow
 from fitsub.glossary import Glossary
 from fitsub.lengthpred.policy import LengthPolicy
 from fitsub.markup import Protected, protect, visible_text
-from fitsub.speech_budget import SpeechBudgeter, SpeechWindow
+from fitsub.pipeline.across_cues import CueSpan, group_cues
 from fitsub.units import char_length
 
 
@@ -32,7 +32,7 @@ class TranslateOptions:
     min_ratio: float | None = None  # lower bound: min_ratio × source characters (dubbing)
     glossary: Glossary | None = None  # terms kept or translated as the glossary says
     length: LengthPolicy = field(default_factory=LengthPolicy)  # the length asked (≤ budget)
-    quality: bool = True  # estimate each segment's quality (`fitsub.quality`)
+    quality: bool = True  # estimate each segment's quality (`fitsub.quality.score`)
     # flag `low-quality` under this score (None: the calibrated threshold of the language)
     quality_threshold: float | None = None
     # dubbing budgets (`--unit syllables|seconds`): each cue's speaking window; None: characters

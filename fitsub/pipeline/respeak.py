@@ -3,7 +3,7 @@ translated again with the character length corrected by the syllables its best c
 (downwards only: a line with too many syllables for its characters).
 
 The first ask converts the window into characters at the language's average characters per
-syllable (`fitsub.speech_budget`); a line whose words run long or short per syllable misses.
+syllable (`fitsub.dubbing.budget`); a line whose words run long or short per syllable misses.
 Its closest candidate's syllables tell by how much: the character cap and lower bound are
 scaled by target ÷ counted syllables and the model asked once more. A candidate of the new
 n-best inside the window and the cue's budget replaces the miss (closest to the target first);

@@ -7,13 +7,13 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
 2. A unit whose unconstrained translation fits its budget (every cue's share of it, within the
    cue's lines; for a dialogue cue all its turns together), cuts no word, keeps its glossary
    terms, carries no quality flag and, with a model that has a lexicon, holds no word outside
-   it, its dictionary (`fitsub.dictionary`: real words) and the source (an invented word,
+   it, its dictionary (`fitsub.quality.dictionary`: real words) and the source (an invented word,
    `unknown-word`) and no English word is kept: it is the output, byte for byte (the file's
    names and typography aside: `fitsub.pipeline.typeset`). The others are translated under the budget, where the search keeps to the lexicon.
 3. Only the others are translated again under the hard budget, asking for the natural length
    capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
    length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
-   The first candidate that fits, cuts no word, ends its sentence well (`fitsub.sentence_end`)
+   The first candidate that fits, cuts no word, ends its sentence well (`fitsub.quality.sentence_end`)
    and holds no more English words than the unconstrained translation wins, fitted n-best
    before unconstrained n-best; when none does, the shortest candidate that cuts no word and
    ends well among all of them is shown, flagged over budget: a sentence cut mid-phrase loses
@@ -32,14 +32,14 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
-from fitsub.dictionary import Dictionary, english_left
-from fitsub.lexicon import Lexicon, unknown_words, words_of
+from fitsub.dubbing.budget import SpeechBudgeter
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, known_words, make_unit, whole_words, with_lengths
-from fitsub.quality_flags import segment_flags
-from fitsub.sentence_end import dangling_end
-from fitsub.speech_budget import SpeechBudgeter
+from fitsub.quality.dictionary import Dictionary, english_left
+from fitsub.quality.flags import segment_flags
+from fitsub.quality.lexicon import Lexicon, unknown_words, words_of
+from fitsub.quality.sentence_end import dangling_end
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -100,7 +100,9 @@ class Fitter:
     fit: CueFit
     min_ratio: float | None
     known: Collection[str]
-    lexicon: Lexicon | None = None  # the model's (`fitsub.lexicon`): None, no word is invented
+    lexicon: Lexicon | None = (
+        None  # the model's (`fitsub.quality.lexicon`): None, no word is invented
+    )
     terms: tuple[str, ...] = ()  # glossary targets: words that may be outside the lexicon
     speech: SpeechBudgeter | None = None  # counts syllables for units with a speaking window
 
@@ -127,7 +129,7 @@ class Fitter:
 
     def english(self, u: Unit, text: str) -> int:
         """How many words of `text` (each time it occurs) read as English
-        (`fitsub.dictionary.english_left`; 0 without the lexicon's dictionary)."""
+        (`fitsub.quality.dictionary.english_left`; 0 without the lexicon's dictionary)."""
         d = self.lexicon.dictionary if self.lexicon is not None else None
         english = (
             set()
@@ -150,7 +152,7 @@ class Fitter:
         return abs(self.speech.syllables(text) - u.window.target_syllables)
 
     def clean(self, u: Unit, text: str) -> bool:
-        """Whether a translation carries no quality flag of its own (`fitsub.quality_flags`)
+        """Whether a translation carries no quality flag of its own (`fitsub.quality.flags`)
         and invents no word (none outside the lexicon, the source and the glossary)."""
         if self.lexicon is not None and unknown_words(text, [u.source], self.lexicon, self.terms):
             return False
@@ -245,7 +247,7 @@ def choose(
     multi: Collection[int],
 ) -> Pending | None:
     """Accept the first candidate that fits and ends its sentence well (fitted n-best, then
-    unconstrained n-best; `fitsub.sentence_end`); when none does, the shortest that cuts no
+    unconstrained n-best; `fitsub.quality.sentence_end`); when none does, the shortest that cuts no
     word and ends well, flagged over budget (a sentence across cues: pending). A sentence cut
     mid-phrase is shown only when every candidate is (flagged `cut-sentence`)."""
     free_text = u.restored(u.pick(free)) if free else None

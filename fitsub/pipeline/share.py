@@ -1,8 +1,8 @@
 """Share back: a unit's translation split over its cues, and what each cue and turn receives.
 
 A sentence translated once is shared among its cues in proportion to their budgets
-(`fitsub.across_cues.distribute`); when that overflows a cue, words move between the cues
-(`fitsub.across_cues.resplit`). The path a sentence took is one of `GROUP_PATHS`.
+(`fitsub.pipeline.across_cues.distribute`); when that overflows a cue, words move between the cues
+(`fitsub.pipeline.across_cues.resplit`). The path a sentence took is one of `GROUP_PATHS`.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fitsub.across_cues import distribute, resplit
 from fitsub.budget import Limits
 from fitsub.lengthpred.policy import Requested
 from fitsub.lengthpred.policy import share as cue_share
+from fitsub.pipeline.across_cues import distribute, resplit
 from fitsub.pipeline.plan import PlannedSegment, line_room
 from fitsub.pipeline.work import Unit
 from fitsub.reflow import fits_layout, reflow

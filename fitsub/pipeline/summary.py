@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from fitsub.pipeline.assemble import SegmentResult
 from fitsub.pipeline.share import GROUP_PATHS, KEPT_WHOLE, SINGLE
-from fitsub.quality_flags import count_flags
+from fitsub.quality.flags import count_flags
 
 
 @dataclass(frozen=True)

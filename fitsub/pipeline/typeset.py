@@ -1,5 +1,5 @@
-"""Consistency over a file, after fitting: one rendering per recurring name (`fitsub.names`)
-and the typography of the source (`fitsub.typography`), cue by cue within each cue's budget
+"""Consistency over a file, after fitting: one rendering per recurring name (`fitsub.pipeline.names`)
+and the typography of the source (`fitsub.pipeline.typography`), cue by cue within each cue's budget
 (issue 43, part 4). Applied to the fitted and to the unconstrained turns alike, so a kept
 translation stays the unconstrained one shown beside it."""
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-from fitsub.names import entries, recurring_names, unify
+from fitsub.pipeline.names import entries, recurring_names, unify
 from fitsub.pipeline.plan import PlannedSegment
 from fitsub.pipeline.share import CueTexts
-from fitsub.typography import follow_source
+from fitsub.pipeline.typography import follow_source
 from fitsub.units import char_length
 
 
@@ -31,8 +31,8 @@ def _within(p: PlannedSegment, old: Mapping[int, str], new: Mapping[int, str]) -
 
 def typeset(planned: Sequence[PlannedSegment], got: CueTexts, exempt: Collection[str]) -> None:
     """Every cue's fitted and unconstrained turns made consistent over the file: one rendering
-    per recurring name (`fitsub.names`; glossary terms `exempt`), the typography of its source
-    (`fitsub.typography.follow_source`: ellipses kept, single spaces); a fitted cue changes
+    per recurring name (`fitsub.pipeline.names`; glossary terms `exempt`), the typography of its source
+    (`fitsub.pipeline.typography.follow_source`: ellipses kept, single spaces); a fitted cue changes
     only where it stays within its budget (an ellipsis put back costs characters)."""
     sources = {
         i: p.protected.turn_texts for i, p in enumerate(planned) if p.protected and i in got.turns

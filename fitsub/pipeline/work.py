@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.document import Document
+from fitsub.dubbing.budget import SpeechWindow
 from fitsub.glossary import Glossary, Shielded, shield
 from fitsub.lengthpred.policy import LengthPolicy, Requested
 from fitsub.markup import Protected
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
-from fitsub.quality_flags import KnowsWords, cut_words, words
-from fitsub.speech_budget import SpeechWindow
+from fitsub.quality.flags import KnowsWords, cut_words, words
 from fitsub.units import char_length, ratio_chars_ceil
 
 WordCheck = Callable[[str], bool]  # whether a restored translation cuts no word
@@ -192,7 +192,7 @@ def known_words(
     backend: TranslationBackend, free: Sequence[Sequence[Candidate]] | None
 ) -> frozenset[str]:
     """The target words the model knows: its vocabulary's whole words (when the backend lists
-    them) and every word of the unconstrained translations (`fitsub.quality_flags.cut_words`)."""
+    them) and every word of the unconstrained translations (`fitsub.quality.flags.cut_words`)."""
     known = set(backend.known_words()) if isinstance(backend, KnowsWords) else set()
     for cands in free or ():
         for c in cands[:1]:
@@ -205,7 +205,7 @@ def whole_words(source: str, free: str | None, known: Collection[str]) -> WordCh
 
     The search ends a hypothesis only at a word boundary (`fitsub.nmt.search`), but a model can
     still close a stem it had to leave with a short ending of its own ("costruita" ->
-    "costito"); the `cut-word` flag's test catches those (`fitsub.quality_flags.cut_words`). Without the
+    "costito"); the `cut-word` flag's test catches those (`fitsub.quality.flags.cut_words`). Without the
     unconstrained translation there is nothing to compare with: every text passes.
     """
     if free is None:

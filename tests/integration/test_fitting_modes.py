@@ -11,12 +11,12 @@ from doubles import ToyBackend, toy_translate
 
 from fitsub.backend import Candidate, Request
 from fitsub.budget import limits_for
-from fitsub.dictionary import with_dictionary
 from fitsub.document import Document
 from fitsub.formats import parse_document, read_document
-from fitsub.lexicon import Lexicon
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
+from fitsub.quality.dictionary import with_dictionary
+from fitsub.quality.lexicon import Lexicon
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -175,7 +175,7 @@ def test_a_vtt_cue_placed_elsewhere_stays_apart() -> None:
 
 
 class WithLexicon(Scripted):
-    """`Scripted` with a lexicon (`fitsub.lexicon.HasLexicon`): the words its search keeps to."""
+    """`Scripted` with a lexicon (`fitsub.quality.lexicon.HasLexicon`): the words its search keeps to."""
 
     def __init__(
         self,
@@ -214,7 +214,7 @@ def test_a_fitting_translation_with_an_invented_word_is_translated_again_within_
 
 
 class WithDictionary(WithLexicon):
-    """`WithLexicon` with the Italian word list beside its lexicon (`fitsub.dictionary`)."""
+    """`WithLexicon` with the Italian word list beside its lexicon (`fitsub.quality.dictionary`)."""
 
     def __init__(
         self,

@@ -16,7 +16,7 @@ from fitsub.errors import InputError
 from fitsub.formats import parse_document, read_document
 from fitsub.glossary import Glossary, Term, load_glossary, parse_glossary, placeholder
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.quality import NO_SCORING
+from fitsub.quality.score import NO_SCORING
 from fitsub.report import result_to_dict
 from fitsub.units import char_length
 

@@ -30,7 +30,7 @@ from fitsub.pipeline import (
 from fitsub.pipeline import (
     summarize_results as summarize,
 )
-from fitsub.quality import NO_SCORING
+from fitsub.quality.score import NO_SCORING
 from fitsub.report import result_to_dict
 from fitsub.units import char_length
 

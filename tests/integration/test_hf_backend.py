@@ -20,8 +20,8 @@ from fitsub.backend import Request  # noqa: E402
 from fitsub.errors import InputError  # noqa: E402
 from fitsub.hf.backend import HFBackend  # noqa: E402
 from fitsub.nmt.backend import default_models_dir  # noqa: E402
+from fitsub.quality.links import LINKS_FILE, links_bytes, pair_links  # noqa: E402
 from fitsub.units import char_length  # noqa: E402
-from fitsub.wordlinks import LINKS_FILE, links_bytes, pair_links  # noqa: E402
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -197,7 +197,7 @@ def test_constrained_outputs_never_end_in_a_cut_word(backends: dict[str, HFBacke
 
 
 def test_known_words_for_the_cut_word_flag(backends: dict[str, HFBackend]) -> None:
-    from fitsub.quality_flags import KnowsWords
+    from fitsub.quality.flags import KnowsWords
 
     for backend in backends.values():
         assert isinstance(backend, KnowsWords)

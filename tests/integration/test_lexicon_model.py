@@ -11,9 +11,9 @@ from cli_helpers import assert_refused_in_one_line, run, translate_toy_srt
 from factories import tiny_checkpoint
 
 from fitsub.backend import Request
-from fitsub.lexicon import LEXICON_FILE, Lexicon, lexicon_bytes, unknown_words
 from fitsub.nmt import checkpoint
 from fitsub.nmt.backend import NMTBackend
+from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, lexicon_bytes, unknown_words
 
 
 def _write(path: Path, words: dict[str, int], language: str = "it") -> None:
@@ -63,7 +63,7 @@ def test_nothing_satisfies_the_lexicon_the_segment_is_flagged_unknown_word(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the lexicon alone: without the Italian word list, some of the tiny model's random
-    # fragments are listed words ("fitsub.dictionary")
+    # fragments are listed words ("fitsub.quality.dictionary")
     monkeypatch.setattr(checkpoint, "with_dictionary", lambda lexicon, lang=None: lexicon)
     model = tiny_checkpoint(tmp_path)
     _write(model / LEXICON_FILE, {"qqqq": 1})  # no word the model can write
@@ -123,7 +123,7 @@ def test_a_corrupt_word_list_is_one_line_exit_2(
 ) -> None:
     import wordfreq
 
-    import fitsub.dictionary as dictionary
+    import fitsub.quality.dictionary as dictionary
 
     def corrupt(lang: str, wordlist: str = "best") -> dict[str, float]:
         raise ValueError("unpack(b) received extra data")

@@ -24,7 +24,7 @@ from fitsub.nat.model import CMLM
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality_flags import KnowsWords
+from fitsub.quality.flags import KnowsWords
 from fitsub.registry import open_model
 from fitsub.train.batches import Batch
 from fitsub.train.nat_batches import cmlm_batch

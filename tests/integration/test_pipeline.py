@@ -11,7 +11,7 @@ from fitsub.budget import limits_for
 from fitsub.formats import parse_document, read_document, render_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
-from fitsub.quality import NO_SCORING
+from fitsub.quality.score import NO_SCORING
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

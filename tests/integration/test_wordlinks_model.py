@@ -12,7 +12,7 @@ from cli_helpers import TOY_SRT, assert_refused_in_one_line, run
 from factories import tiny_checkpoint
 
 from fitsub.nmt.backend import NMTBackend
-from fitsub.wordlinks import LINKS_FILE, links_bytes, read_links
+from fitsub.quality.links import LINKS_FILE, links_bytes, read_links
 
 
 def test_build_load_and_export(tmp_path: Path) -> None:

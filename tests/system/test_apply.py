@@ -232,8 +232,8 @@ def test_apply_to_a_new_file_writes_it_even_when_no_line_changes(
 
 def test_an_arrow_in_a_slide_edit_is_kept_as_written(tmp_path: Path) -> None:
     # issue 44: only a subtitle cue cannot hold '-->'; a slide line keeps it
-    from fitsub.apply import apply_edits
-    from fitsub.edits import Edit
+    from fitsub.review.apply import apply_edits
+    from fitsub.review.edits import Edit
 
     doc = parse_document("Step one\nStep two\n", "slides")
     edited = apply_edits(doc, [Edit(index=1, id=None, text="a --> b")], None)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from cli_helpers import run
 
-from fitsub.speech import espeak_available
+from fitsub.dubbing.speech import espeak_available
 
 needs_espeak = pytest.mark.skipif(
     not espeak_available(), reason="espeak-ng is not installed (make espeak)"

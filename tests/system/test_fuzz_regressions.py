@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hardening_helpers import toy_model  # noqa: E402
 from test_fuzz import check_case  # noqa: E402
 
-from fitsub.charset import decode_bytes  # noqa: E402
+from fitsub.charsets.detect import decode_bytes  # noqa: E402
 from fitsub.formats import read_document  # noqa: E402
 from fitsub.formats.markdown import parse  # noqa: E402
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hardening_helpers import cli  # noqa: E402
 from test_fuzz import ASS_SEED, DEFAULT_SEED, EXT, MUTATIONS, make_case  # noqa: E402
 
-from fitsub.charset import decode_bytes  # noqa: E402
+from fitsub.charsets.detect import decode_bytes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_FILES = 60

@@ -18,8 +18,8 @@ from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
 from fitsub.report import result_to_dict
-from fitsub.review import COLUMNS, check_review_path, review_tsv, write_review
-from fitsub.review_page import review_page as review_html
+from fitsub.review.page import review_page as review_html
+from fitsub.review.tsv import COLUMNS, check_review_path, review_tsv, write_review
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000
@@ -207,7 +207,7 @@ def test_the_content_security_policy_allows_only_the_pages_own_script_and_style(
 
 
 def test_each_flagged_segment_is_counted_once_by_its_worst_severity() -> None:
-    from fitsub.review_page.live import severity, severity_counts, worst
+    from fitsub.review.page.live import severity, severity_counts, worst
 
     assert [severity(n) for n in ("number-changed", "over-budget", "too-short", "too-small")] == [
         "error",

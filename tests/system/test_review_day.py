@@ -331,9 +331,9 @@ EDITED = [
 def test_the_pages_number_and_name_checks_read_as_the_python_flags(
     tmp_path: Path, talk: Path, browser: Any
 ) -> None:
-    from fitsub.numwords import reader_tables
-    from fitsub.quality_flags import dropped_tokens, number_changes, numbers
-    from fitsub.review_page.live import row_checks
+    from fitsub.quality.flags import dropped_tokens, number_changes, numbers
+    from fitsub.quality.numbers import reader_tables
+    from fitsub.review.page.live import row_checks
 
     loaded(browser, tmp_path / "review.html")
     for lang, texts in NUMBER_TEXTS.items():

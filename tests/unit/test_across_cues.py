@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fitsub.across_cues import (
+from fitsub.markup import protect
+from fitsub.pipeline.across_cues import (
     CueSpan,
     distribute,
     ends_sentence,
@@ -13,7 +14,6 @@ from fitsub.across_cues import (
     overflow,
     resplit,
 )
-from fitsub.markup import protect
 from fitsub.reflow import fits_layout, reflow
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-import fitsub.dictionary as dictionary
-from fitsub.dictionary import english_left, load_dictionary, with_dictionary
+import fitsub.quality.dictionary as dictionary
 from fitsub.errors import InputError
-from fitsub.lexicon import Lexicon, unknown_words
+from fitsub.quality.dictionary import english_left, load_dictionary, with_dictionary
+from fitsub.quality.lexicon import Lexicon, unknown_words
 
 
 def test_real_italian_words_the_lexicon_lacks_are_known_and_made_up_ones_are_not() -> None:

@@ -1,4 +1,4 @@
-"""`fitsub.dubcheck`: each dubbed line's synthesized duration against the source line's, with a
+"""`fitsub.dubbing.check`: each dubbed line's synthesized duration against the source line's, with a
 synthesizer passed in (the tests that run espeak-ng itself are in tests/system/test_dub_check.py)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fitsub.dubcheck import TOO_LONG, TOO_SHORT, check_dub, flag_for, report_table
+from fitsub.dubbing.check import TOO_LONG, TOO_SHORT, check_dub, flag_for, report_table
+from fitsub.dubbing.speech import espeak_available
 from fitsub.errors import InputError
 from fitsub.formats import parse_document
-from fitsub.speech import espeak_available
 
 needs_espeak = pytest.mark.skipif(
     not espeak_available(), reason="espeak-ng is not installed (make espeak)"

@@ -1,4 +1,4 @@
-"""The editable text of a segment, edit lengths, and reading edits files (`fitsub.edits`)."""
+"""The editable text of a segment, edit lengths, and reading edits files (`fitsub.review.edits`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fitsub.edits import edit_chars, editable_text, read_edits
 from fitsub.errors import InputError
+from fitsub.review.edits import edit_chars, editable_text, read_edits
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from cli_helpers import run
 from factories import tiny_checkpoint
 
-from fitsub.charset import decode_bytes
+from fitsub.charsets.detect import decode_bytes
 from fitsub.errors import InputError
 
 CUE = "1\n00:00:01,000 --> 00:00:03,000\n{}\n\n2\n00:00:03,500 --> 00:00:05,000\n{}\n"

@@ -3,7 +3,7 @@ shorter fitted line that keeps its meaning-bearing tokens is not `dropped-conten
 
 from __future__ import annotations
 
-from fitsub.quality_flags import (
+from fitsub.quality.flags import (
     DROPPED_CONTENT,
     UNTRANSLATED,
     dropped_content,

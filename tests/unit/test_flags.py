@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.quality_flags import (
+from fitsub.quality.flags import (
     CUT_WORD,
     DROPPED_CONTENT,
     FLAG_NAMES,

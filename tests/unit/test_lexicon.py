@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fitsub.errors import InputError
-from fitsub.lexicon import (
+from fitsub.quality.lexicon import (
     Lexicon,
     build_lexicon,
     lexicon_bytes,

@@ -8,10 +8,10 @@ import torch
 from factories import word_texts, word_tokenizer
 from test_search import random_model, sources
 
-from fitsub.lexicon import Lexicon, words_of
 from fitsub.nmt.bounds import word_table
 from fitsub.nmt.lexicon_mask import LexiconMask
 from fitsub.nmt.search import beam_search
+from fitsub.quality.lexicon import Lexicon, words_of
 
 torch.set_num_threads(1)
 NEG = float("-inf")

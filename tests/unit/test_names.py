@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.names import entries, recurring_names, renderings, unify
+from fitsub.pipeline.names import entries, recurring_names, renderings, unify
 
 SOURCES = [
     "Scales is late again.",

@@ -1,11 +1,11 @@
-"""Numbers written as words (`fitsub.numwords`) and the `number-changed` flag that reads them."""
+"""Numbers written as words (`fitsub.quality.numbers`) and the `number-changed` flag that reads them."""
 
 from __future__ import annotations
 
 import pytest
 
-from fitsub.numwords import number_words
-from fitsub.quality_flags import NUMBER_CHANGED, number_changes, numbers, segment_flags
+from fitsub.quality.flags import NUMBER_CHANGED, number_changes, numbers, segment_flags
+from fitsub.quality.numbers import number_words
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from fitsub.charset import decode_bytes, encode_text
+from fitsub.charsets.detect import decode_bytes, encode_text
+from fitsub.charsets.wide import guess_wide
 from fitsub.document import MAX_SEGMENT_CHARS
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, parse_document, read_bytes_document, read_document
-from fitsub.wide_text import guess_wide
 
 SRT = (
     "1\n00:00:01,000 --> 00:00:02,500\nHello, café ♪.\n\n"

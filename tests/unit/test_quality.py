@@ -1,4 +1,4 @@
-"""Quality estimation (`fitsub.quality`): forced-decoding scores, the calibrated combination,
+"""Quality estimation (`fitsub.quality.score`): forced-decoding scores, the calibrated combination,
 the `low-quality` flag and the pipeline step that gives each segment its score."""
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from fitsub.formats import parse_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
-from fitsub.quality import (
+from fitsub.quality.flags import LOW_QUALITY
+from fitsub.quality.score import (
     FEATURES,
     NO_SCORING,
     SHORT_CHARS,
@@ -31,7 +32,6 @@ from fitsub.quality import (
     segment_signals,
     text_signals,
 )
-from fitsub.quality_flags import LOW_QUALITY
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000
@@ -211,7 +211,7 @@ def test_a_short_line_the_model_is_unsure_of_is_flagged(lang: str) -> None:
 
 def test_hesitation_english_left_in_or_a_name_lost_lower_the_shipped_score() -> None:
     # the reader-marked calibration: each of these made a line more likely to need retranslating
-    # (src_unlinked: three source words with no counterpart in the output, `fitsub.wordlinks`)
+    # (src_unlinked: three source words with no counterpart in the output, `fitsub.quality.links`)
     model = load_model()
     base = _confident(30)
     worse_ones = (
@@ -302,7 +302,7 @@ class CountingToy(ScoringToy):
 def test_the_unconstrained_output_is_scored_only_when_the_model_reads_it(
     reads_free: bool,
 ) -> None:
-    from fitsub.quality import estimate
+    from fitsub.quality.score import estimate
 
     features = ("entropy", "free_logprob*short") if reads_free else ("entropy", "copied")
     model = QualityModel(features, (1.0, 0.0), (1.0, 1.0), (1.0, 1.0), 0.0, 0.5, dropout_passes=0)

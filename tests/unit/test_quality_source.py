@@ -1,4 +1,4 @@
-"""The source-side quality signals (`fitsub.nmt.attention`, `fitsub.quality.source_signals`):
+"""The source-side quality signals (`fitsub.nmt.attention`, `fitsub.quality.score.source_signals`):
 source rarity from the tokenizer, coverage from the cross-attention of the forced decode."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fitsub.nmt.attention import (
 )
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality import (
+from fitsub.quality.score import (
     SOURCE_SIGNALS,
     load_model,
     segment_signals,

@@ -1,4 +1,4 @@
-"""The target-side quality signals (`fitsub.quality_target`): how common the output's words are
+"""The target-side quality signals (`fitsub.quality.target`): how common the output's words are
 in the model's lexicon, its least likely word, and names, numbers or a question lost."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from doubles import ToyBackend
 from factories import tiny_checkpoint, word_texts
 
 from fitsub.backend import OutputScore, Request
-from fitsub.lexicon import Lexicon
 from fitsub.nmt.attention import output_word_index
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality import QualityModel, estimate, load_model, segment_signals
-from fitsub.quality_target import (
+from fitsub.quality.lexicon import Lexicon
+from fitsub.quality.score import QualityModel, estimate, load_model, segment_signals
+from fitsub.quality.target import (
     RARE_COUNT,
     TARGET_SIGNALS,
     foreign_share,

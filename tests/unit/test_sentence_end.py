@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.sentence_end import closes_sentence, dangling_end
+from fitsub.quality.sentence_end import closes_sentence, dangling_end
 
 WEEKS = "Each of them lives only a few weeks."
 

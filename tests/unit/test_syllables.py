@@ -1,4 +1,4 @@
-"""Syllables and speaking time (`fitsub.units`, `fitsub.speech`): vowel nuclei of espeak-ng's
+"""Syllables and speaking time (`fitsub.units`, `fitsub.dubbing.speech`): vowel nuclei of espeak-ng's
 phonemes, the speech-rate table and its bounds, and the counter against hand-counted words.
 
 The nucleus logic runs on given phoneme strings and needs no espeak-ng; the tests that run the
@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fitsub.errors import InputError
-from fitsub.speech import (
+from fitsub.dubbing.speech import (
     HOW_TO_GET,
     SyllableCounter,
     espeak_available,
@@ -20,6 +19,7 @@ from fitsub.speech import (
     voice_for,
     words_of,
 )
+from fitsub.errors import InputError
 from fitsub.units import (
     SPEECH_RATES,
     chars_for_syllables,

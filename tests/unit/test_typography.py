@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.typography import follow_source
+from fitsub.pipeline.typography import follow_source
 
 
 def test_an_ellipsis_of_the_source_stays_an_ellipsis_at_either_end() -> None:

@@ -11,7 +11,7 @@ import pytest
 from fitsub.budget import Budget
 from fitsub.errors import InputError
 from fitsub.pipeline.assemble import SegmentResult, flag_segments
-from fitsub.wordlinks import (
+from fitsub.quality.links import (
     Measure,
     WordLinks,
     build_links,

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fitsub.dubbing.speech import SyllableCounter, require_espeak, speech_rate_for
 from fitsub.errors import InputError
-from fitsub.speech import SyllableCounter, require_espeak, speech_rate_for
 from fitsub.units import (
     CHARS_PER_SYLLABLE,
     SPEECH_UNITS,

@@ -21,7 +21,7 @@ An edits file is JSON (the page's export)::
      "limits": {"cpl": 42, "lines": 2, "cps": 17.0, "reading_speed": true},
      "edits": [{"index": 4, "id": "5", "was": "…", "text": "…", "budget": 38}]}
 
-or the review TSV (`fitsub.review`): its `id`, `start`, `end`, `fitted` and `budget` columns;
+or the review TSV (`fitsub.review.tsv`): its `id`, `start`, `end`, `fitted` and `budget` columns;
 a row whose `fitted` text differs from the file's is an edit (a TSV has no fingerprint: each
 row's id and timing must match the file).
 """
@@ -38,13 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fitsub import strict_json as sj
 from fitsub.budget import Limits
 from fitsub.document import MAX_SEGMENT_CHARS, TIMED_FORMATS, Document, Format
 from fitsub.errors import InputError
 from fitsub.markup import protect
 from fitsub.markup.tags import strip_markup
 from fitsub.profiles import MOST
+from fitsub.review import strict_json as sj
 from fitsub.units import char_length
 
 KIND = "fitsub-edits"
@@ -181,7 +181,7 @@ _LANG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
 
 
 def _read_json(path: Path, data: str) -> EditSet:
-    """The page's export, every field checked for its type and range (`fitsub.strict_json`)."""
+    """The page's export, every field checked for its type and range (`fitsub.review.strict_json`)."""
     obj = sj.table(path, "edits file", sj.loads(data, path, "edits file"))
     if obj.get("kind") != KIND:
         raise InputError(path, f'not a fitsub edits file (no "kind": "{KIND}")')

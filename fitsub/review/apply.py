@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from fitsub.budget import Limits
 from fitsub.document import Document
-from fitsub.edits import Edit, edit_chars, flat
 from fitsub.errors import InputError
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.markup import protect
 from fitsub.pipeline.plan import line_room
 from fitsub.reflow import reflow
+from fitsub.review.edits import Edit, edit_chars, flat
 from fitsub.units import char_length
 
 
@@ -84,7 +84,7 @@ def apply_edits(
     """`doc` with each edit's text in its segment (markup kept, lines laid out) and the checks.
 
     `limits` None: no line or speed check (slides have none either). The edits must come from
-    `fitsub.edits.match_edits` (indexes in range, one per segment).
+    `fitsub.review.edits.match_edits` (indexes in range, one per segment).
     """
     texts = list(doc.texts)
     checked = []

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from fitsub.lexicon import words_of
+from fitsub.quality.lexicon import words_of
 
 DANGLING: Mapping[str, frozenset[str]] = {
     "it": frozenset(

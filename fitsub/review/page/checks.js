@@ -1,6 +1,6 @@
 // fitsub review page, part 1: what the page recounts for an edited line (no DOM here).
-// Ports of fitsub.quality_flags.numbers / number_changes / dropped_tokens and
-// fitsub.numwords.number_words / compound_values; tests/system/test_review_browser.py checks
+// Ports of fitsub.quality.flags.numbers / number_changes / dropped_tokens and
+// fitsub.quality.numbers.number_words / compound_values; tests/system/test_review_browser.py checks
 // them against the Python on the same texts.
 var fitsubChecks = (function () {
   "use strict";
@@ -15,7 +15,7 @@ var fitsubChecks = (function () {
   }
   function has(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
 
-  // The number words of one language (`fitsub.numwords.reader_tables`), ready to read.
+  // The number words of one language (`fitsub.quality.numbers.reader_tables`), ready to read.
   function reader(t) {
     if (!t) return null;
     return {
@@ -25,7 +25,7 @@ var fitsubChecks = (function () {
       idiom: t.idiom ? new RegExp(t.idiom, "gi") : null
     };
   }
-  function morphemes(word, R) { // longest match, as fitsub.numwords.morphemes
+  function morphemes(word, R) { // longest match, as fitsub.quality.numbers.morphemes
     var chars = Array.from(word), pieces = [], i = 0;
     while (i < chars.length) {
       var found = false;
@@ -113,7 +113,7 @@ var fitsubChecks = (function () {
   }
 
   // The live flags of an edited text: [name, detail] for number-changed and the number and
-  // name part of dropped-content, computed as fitsub.quality_flags does.
+  // name part of dropped-content, computed as fitsub.quality.flags does.
   function liveFlags(row, text, R) {
     var out = [], got = numbers(text, R), inside = compoundValues(text, R);
     var lost = minus(row.nums, got).filter(function (n) { return !inside.has(n); });

@@ -3,7 +3,7 @@
 Unsupervised signals of the model's own confidence (Fomicheva et al. 2020, "Unsupervised
 Quality Estimation for Neural Machine Translation", TACL 8) and of the output itself, combined
 by a logistic regression fitted on dev lines a reader marked (`experiments/quality-estimation/qe_marks.py`;
-the coefficients ship in `quality_model.json` beside this module, docs/quality.md explains them):
+the coefficients ship in `model.json` beside this module, docs/quality.md explains them):
 
 * `logprob`: the length-normalised log-probability of the fitted output under the model,
   forced decoding given the source and the output's own length (Fomicheva et al.'s TP, eq. 1:
@@ -19,7 +19,7 @@ the coefficients ship in `quality_model.json` beside this module, docs/quality.m
 * `length_ratio`: |log((output characters + 10) / (source characters + 10))| (too short or too
   long; the 10 characters of smoothing keep "Why?" -> "Perché?" from looking 75 % too long);
 * `source_length`: log of the source characters (short lines are harder to get right);
-* `copied`: the share of output words copied from the source (`fitsub.quality_flags.copied_share`);
+* `copied`: the share of output words copied from the source (`fitsub.quality.flags.copied_share`);
 * `free_length_ratio`: log((fitted + 10) / (unconstrained + 10) characters), signed: a fitted
   output much shorter than the model's own free translation has likely lost content;
 * `short`: 1.0 when the source has at most `SHORT_CHARS` characters (a subtitle-length line),
@@ -32,10 +32,10 @@ the coefficients ship in `quality_model.json` beside this module, docs/quality.m
   `coverage_penalty`, `coverage_deviation`, `attention_entropy`: how the output's
   cross-attention covers the source (Tu et al. 2016; Wu et al. 2016; Rikters & Fishel 2017),
   read off the same forced pass (`source_signals`, `fitsub.nmt.attention`);
-* the target-side signals of `fitsub.quality_target`: tokenizer pieces per output word, names,
+* the target-side signals of `fitsub.quality.target`: tokenizer pieces per output word, names,
   numbers or a question lost from the source (`output_pieces`, `mismatch`), how common the output's words are in the model's lexicon, its least likely word;
 * `src_unlinked`: the source's content words with no counterpart in the output, by the model's
-  word links (`fitsub.wordlinks`: fluent output that lost part of its source).
+  word links (`fitsub.quality.links`: fluent output that lost part of its source).
 
 The score is P(not wrong) = 1 - sigmoid(b + sum_i w_i z_i), z_i the signal standardised with
 the calibration data's mean and deviation; "wrong" (the calibration label) is a reader's mark
@@ -62,13 +62,13 @@ from typing import Any
 
 from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
 from fitsub.errors import InputError
-from fitsub.lexicon import Lexicon, lexicon_of
-from fitsub.quality_flags import LOW_QUALITY, Flag, copied_share
-from fitsub.quality_target import TARGET_SIGNALS, target_signals
+from fitsub.quality.flags import LOW_QUALITY, Flag, copied_share
+from fitsub.quality.lexicon import Lexicon, lexicon_of
+from fitsub.quality.links import LINK_SIGNALS, WordLinks, link_signals, links_of
+from fitsub.quality.target import TARGET_SIGNALS, target_signals
 from fitsub.units import char_length
-from fitsub.wordlinks import LINK_SIGNALS, WordLinks, link_signals, links_of
 
-MODEL_FILE = Path(__file__).with_name("quality_model.json")
+MODEL_FILE = Path(__file__).with_name("model.json")
 NO_SCORING = "quality: this model cannot score a translation (no forced decoding); no quality score"
 
 # the source-side signals of the forced pass (`source_signals`)
@@ -165,7 +165,7 @@ class QualityModel:
         return 1.0 - _sigmoid(z)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (the `quality_model.json` layout)."""
+        """JSON-ready (the `model.json` layout)."""
         return {**dataclasses.asdict(self), "thresholds": dict(self.thresholds)}
 
 
@@ -232,7 +232,7 @@ def _shipped() -> QualityModel:
 
 def sentence_chrf(hyp: str, ref: str) -> float:
     """Sentence chrF (sacrebleu's chrF2, 0-100) of `hyp` against `ref`."""
-    from fitsub.metrics.quality import sentence_chrf as chrf
+    from fitsub.metrics.reference import sentence_chrf as chrf
 
     return chrf(hyp, ref)
 
@@ -313,7 +313,7 @@ def segment_signals(
 ) -> dict[str, float | None]:
     """Every signal of `FEATURES` for one segment (`free_score`: the unconstrained output's;
     `lexicon`: the model's target lexicon; `tgt_lang`: the target language, for numbers;
-    `links`: the model's word links, `fitsub.wordlinks`)."""
+    `links`: the model's word links, `fitsub.quality.links`)."""
     free_lp = fmean(free_score.token_logprobs) if free_score and free_score.token_logprobs else None
     return {
         **score_signals(score),
@@ -357,7 +357,7 @@ def score_texts(
 
 def low_quality_flag(quality: float, threshold: float, unlinked: Sequence[str] = ()) -> Flag:
     """The flag of a segment scored under the threshold, naming the source words the output
-    has no counterpart for (`fitsub.wordlinks`; the first `NAMED_UNLINKED`), where to look."""
+    has no counterpart for (`fitsub.quality.links`; the first `NAMED_UNLINKED`), where to look."""
     detail = f"quality {quality:.2f} < {threshold:.2f}"
     if unlinked:
         more = ", ..." if len(unlinked) > NAMED_UNLINKED else ""
@@ -373,8 +373,8 @@ def estimate(
 ) -> list[float] | None:
     """The quality of each (source, fitted, unconstrained) sentence into target language
     `lang`; None when the backend cannot score outputs (text signals alone would not be the
-    calibrated score). The backend's lexicon (`fitsub.lexicon.lexicon_of`) and word links
-    (`fitsub.wordlinks.links_of`), when it has them, give the lexicon and link signals."""
+    calibrated score). The backend's lexicon (`fitsub.quality.lexicon.lexicon_of`) and word links
+    (`fitsub.quality.links.links_of`), when it has them, give the lexicon and link signals."""
     model = model or load_model()
     lexicon, links = lexicon_of(backend), links_of(backend)
     live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]

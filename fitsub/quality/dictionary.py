@@ -1,6 +1,6 @@
 """Real words from a dictionary made for the job: wordfreq's large word lists (issue 43).
 
-The model's lexicon (`fitsub.lexicon`: its training words seen twice) misses real words a
+The model's lexicon (`fitsub.quality.lexicon`: its training words seen twice) misses real words a
 translation may need ("apiari", "accediamo", "impia"). Beside it, fitsub reads the word
 frequency list of the target language and of English from wordfreq (Speer 2022, "wordfreq
 v3.0", built from subtitles, Wikipedia, books, news and web text; pinned in pyproject.toml, its
@@ -15,7 +15,7 @@ data inside the wheel, so nothing is downloaded at run time):
 * German compounds are split: "Bienenstockwaage" is real when it is a run of listed words of
   at least `COMPOUND_PART` letters each, joined directly or by a linking "s" ("Arbeitszeit").
 
-Words are compared as `fitsub.lexicon.words_of` spells them (NFKC, lower case, letter runs):
+Words are compared as `fitsub.quality.lexicon.words_of` spells them (NFKC, lower case, letter runs):
 a list entry with an apostrophe ("dell'anno") gives its parts.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fitsub.errors import InputError
-from fitsub.lexicon import Lexicon, words_of
+from fitsub.quality.lexicon import Lexicon, words_of
 
 WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
 ENGLISH_MARGIN = 0.5  # zipf: English when en - target >= this ("blade" 0.91, "computer" 0.11)
@@ -221,11 +221,11 @@ def english_left(
     source: str, output: str, dictionary: Dictionary, terms: Collection[str] = ()
 ) -> list[str]:
     """English words of `output` (`english_words`), names and proper nouns of the source
-    exempt (`fitsub.quality_flags.names_of`: capitalised words that open no sentence; and any
+    exempt (`fitsub.quality.flags.names_of`: capitalised words that open no sentence; and any
     capitalised source word rarer than `NAME_ZIPF` in English: "Okafor" after "Mr."; not a word
     written in capitals: "THE BAKERY - OPEN AT SIX" names nothing), and so are
     interjections ("OK", "hey") and glossary `terms`: the words a translation left in English."""
-    from fitsub.quality_flags import INTERJECTIONS, names_of
+    from fitsub.quality.flags import INTERJECTIONS, names_of
 
     found = re.findall(r"[^\W\d_]+", source)
     shouted = {w.lower() for w in found if len(w) > 1 and w.isupper()}  # a sign in capitals

@@ -15,7 +15,7 @@ heuristics tuned to miss little: a flag asks for a look, it does not prove an er
 * `number-changed`: the numbers differ, as multisets, from the source's: "2019" -> "201919",
   "fifty thousand" -> "" . Digit runs ("1,000" and "1.000" both read 1000; "10:30" and "10.30"
   both read 10 and 30; whole hours read without their ":00"; "3 pm" reads 15) and, given the
-  languages, numbers written as words (`fitsub.numwords`: "fifty thousand" = "cinquantamila"
+  languages, numbers written as words (`fitsub.quality.numbers`: "fifty thousand" = "cinquantamila"
   = 50000).
 * `untranslated`: the output equals the source (case and punctuation aside), or at least 70 %
   of its words (3 words or more) are copied from it; unless every copied word is one a
@@ -31,7 +31,7 @@ heuristics tuned to miss little: a flag asks for a look, it does not prove an er
   "Vielen Dank!" drops no meaning. The detail names what went missing. With the model's word
   links, also a source word the unconstrained translation has a counterpart for and the fitted
   one has not ("no counterpart for shoes"; `fitsub.pipeline.assemble.flag_segments`,
-  `fitsub.wordlinks.lost_by_fitting`).
+  `fitsub.quality.links.lost_by_fitting`).
 * `over-budget`: the fitted text is longer than its budget (only a flagged fallback can be).
 * `repeated-token`: a word or a two-word phrase repeated back to back, or a digit group doubled
   inside a number ("201919"), where the source has no such repetition.
@@ -46,18 +46,20 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from fitsub.numwords import compound_values, number_words
+from fitsub.quality.numbers import compound_values, number_words
 from fitsub.units import char_length
 
 CUT_WORD = "cut-word"
-CUT_SENTENCE = "cut-sentence"  # a sentence ending mid-phrase (fitsub.sentence_end)
+CUT_SENTENCE = "cut-sentence"  # a sentence ending mid-phrase (fitsub.quality.sentence_end)
 NUMBER_CHANGED = "number-changed"
 UNTRANSLATED = "untranslated"
 DROPPED_CONTENT = "dropped-content"
 OVER_BUDGET = "over-budget"
 REPEATED_TOKEN = "repeated-token"
-UNKNOWN_WORD = "unknown-word"  # a word outside the lexicon and the source (fitsub.unknown_word)
-LOW_QUALITY = "low-quality"  # set by `fitsub.quality` (the estimated score), not here
+UNKNOWN_WORD = (
+    "unknown-word"  # a word outside the lexicon and the source (fitsub.quality.unknown_word)
+)
+LOW_QUALITY = "low-quality"  # set by `fitsub.quality.score` (the estimated score), not here
 # one kind a line: the order of the report's counts and of a segment's flags
 FLAG_NAMES: tuple[str, ...] = (
     CUT_WORD,
@@ -127,7 +129,7 @@ def _clock(m: re.Match[str]) -> str:
 def numbers(text: str, lang: str | None = None) -> list[str]:
     """The numbers of `text` as digit strings, thousands separators removed: the digit runs in
     order (12-hour times as 24-hour, whole hours without ":00"), then, with `lang`, the numbers
-    written as words (`fitsub.numwords`)."""
+    written as words (`fitsub.quality.numbers`)."""
     text = _WHOLE_HOUR.sub(r"\1", _TIME.sub(_clock, text))
     digits = [
         str(int(re.sub(r"\D", "", m))) if m.strip("0") else "0" for m in _NUMBER.findall(text)

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.document import Document, Segment
+from fitsub.dubbing.speech import ESPEAK_WPM, SyllableCounter, require_espeak, synthesize_seconds
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_bytes, atomic_write_text
 from fitsub.markup import visible_text
-from fitsub.speech import ESPEAK_WPM, SyllableCounter, require_espeak, synthesize_seconds
 from fitsub.units import SPEECH_RATES, seconds_of_syllables, speech_rate_problem
 
 TOLERANCE = 0.15

@@ -2,7 +2,7 @@
 
 A word is a maximal run of letters (`[^\\W\\d_]+`) of the NFKC-normalised text, lower-cased:
 "dell'anno" holds "dell" and "anno", "COVID-19" holds "covid", "mp3" holds "mp". Digits,
-punctuation and spaces are not words (numbers are `number-changed`'s concern, `fitsub.quality_flags`).
+punctuation and spaces are not words (numbers are `number-changed`'s concern, `fitsub.quality.flags`).
 NFKC is what SentencePiece's default normaliser applies to the model's training text, so the
 lexicon's words are spelled as the model's pieces spell them.
 
@@ -56,7 +56,7 @@ def words_of(text: str) -> list[str]:
 
 
 class WordList(Protocol):
-    """A language's word list beside a lexicon (`fitsub.dictionary.Dictionary`)."""
+    """A language's word list beside a lexicon (`fitsub.quality.dictionary.Dictionary`)."""
 
     @property
     def search_words(self) -> frozenset[str]:
@@ -77,7 +77,7 @@ class Lexicon:
     source: str = ""
     min_count: int = 1
     path: Path | None = None
-    # the language's word list (`fitsub.dictionary`): its words are real, its search words
+    # the language's word list (`fitsub.quality.dictionary`): its words are real, its search words
     # (every listed word that is not English) may be written too
     dictionary: WordList | None = field(default=None, compare=False)
     _sorted: tuple[str, ...] = field(default=(), repr=False, compare=False)

@@ -2,15 +2,15 @@
 
 One row per translated segment: id, timing, source, unconstrained translation, fitted
 translation, budget, the three lengths and the flags (`fitsub.pipeline.summary.needs_review`:
-the quality flags of `fitsub.quality_flags` and the budget's `too-small` / `too-short`). The format
+the quality flags of `fitsub.quality.flags` and the budget's `too-small` / `too-short`). The format
 follows the extension:
 
 * `.tsv`: tab-separated UTF-8 with a header row; inside a field a line break is written `\\n`, a
   tab `\\t` and a backslash `\\\\` (the usual TSV escapes), so every segment stays one line.
-  The `fitted` column holds the editable text (`fitsub.edits.editable_text`: words without
+  The `fitted` column holds the editable text (`fitsub.review.edits.editable_text`: words without
   markup, the file's line breaks): edited in a spreadsheet, the TSV is an edits file for
   `fitsub apply`;
-* `.html` / `.htm`: the editable review page (`fitsub.review_page`): one static file with live
+* `.html` / `.htm`: the editable review page (`fitsub.review.page`): one static file with live
   limits, filters, keyboard navigation and an export of the edits as JSON.
 
 `check_review_path` is called before translating: an unknown extension, a directory or a
@@ -25,11 +25,11 @@ from pathlib import Path
 
 from fitsub.budget import Limits
 from fitsub.document import Document
-from fitsub.edits import editable_text, timestamp
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_text, check_output_path
 from fitsub.pipeline import SegmentResult
 from fitsub.pipeline.summary import budget_flags
+from fitsub.review.edits import editable_text, timestamp
 
 FORMATS = {".tsv": "tsv", ".html": "html", ".htm": "html"}
 COLUMNS: tuple[str, ...] = (
@@ -128,7 +128,7 @@ def write_review(
     if fmt == "tsv":
         text = review_tsv(doc, results)
     else:
-        from fitsub.review_page import review_page
+        from fitsub.review.page import review_page
 
         text = review_page(
             doc, results, title=title, source=source, limits=limits, lang=lang, output=output

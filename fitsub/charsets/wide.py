@@ -1,6 +1,6 @@
 """UTF-16 and UTF-32 text without a byte-order mark: which byte order, if any is unambiguous.
 
-Such a file holds NUL bytes (the high bytes of every ASCII character), which `fitsub.charset`
+Such a file holds NUL bytes (the high bytes of every ASCII character), which `fitsub.charsets.detect`
 otherwise reads as binary. Subtitle and slide files are never without ASCII: timing lines, cue
 numbers, spaces, line ends, Markdown marks. Read in its own encoding and byte order, a file
 decodes to text in which these ASCII characters abound; read in the other byte order each ASCII

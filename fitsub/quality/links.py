@@ -14,9 +14,9 @@ Collocations for Bilingual Lexicons: A Statistical Approach", Computational Ling
 eq. 1). A pair is a link when dice >= `MIN_DICE` and it was seen in at least `MIN_PAIR` sentence
 pairs; words seen in fewer than `MIN_COUNT` are left out, and so are the `FUNCTION_WORDS` most
 frequent English words (articles, prepositions: they need no counterpart). Words are those of
-`fitsub.lexicon.words_of` (NFKC, lower-cased letters).
+`fitsub.quality.lexicon.words_of` (NFKC, lower-cased letters).
 
-The quality signal (`link_signals`, used by `fitsub.quality`): `src_unlinked`, the number of the
+The quality signal (`link_signals`, used by `fitsub.quality.score`): `src_unlinked`, the number of the
 source's content words that neither occur in the output (copied: names) nor have a link there.
 The thresholds were chosen on the marked dev lines (experiments/quality-estimation/qe_dice.py;
 docs/results/quality.md).
@@ -47,7 +47,7 @@ import numpy as np
 
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_bytes, gzip_text, read_headed_text
-from fitsub.lexicon import words_of
+from fitsub.quality.lexicon import words_of
 
 LINKS_FILE = "links.txt.gz"
 FORMAT = "fitsub-links"

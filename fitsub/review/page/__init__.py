@@ -8,10 +8,10 @@ place; live counters show its characters against the budget, its longest line ag
 line's room and its number of lines, and its reading speed against the CPS limit, red when a
 limit breaks. Filters (flagged only, one flag, score below), keyboard navigation (Alt+↓ /
 Alt+↑ or j / k: next / previous line to look at; Alt+U: use the unconstrained translation) and
-an export button that saves the edits as JSON (`fitsub.edits`) named after the translated file
+an export button that saves the edits as JSON (`fitsub.review.edits`) named after the translated file
 (`talk.it.edits.json`) and shows the `fitsub apply` command to copy; a load button takes such a
 file back (same fingerprint only) to go on with a half-done review. Rows are coloured by their
-worst flag's severity (`fitsub.review_page.live`: error, over budget, timing only), and the
+worst flag's severity (`fitsub.review.page.live`: error, over budget, timing only), and the
 flags the page can recount (lengths, numbers and names copied from the source) follow an edit
 as it is typed; the others are marked "edited — rechecked by apply".
 
@@ -36,13 +36,13 @@ from typing import Any
 
 from fitsub.budget import Limits
 from fitsub.document import Document
-from fitsub.edits import editable_text, fingerprint, timestamp
 from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
 from fitsub.reflow import reflow
-from fitsub.review_page.live import page_checks, row_checks, severity_counts, worst
+from fitsub.review.edits import editable_text, fingerprint, timestamp
+from fitsub.review.page.live import page_checks, row_checks, severity_counts, worst
 
 LOW_SCORE = 0.5  # quality scores under it are shown in red (the filter takes any threshold)
 MEANING = {

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
-STEM = 4  # letters a rendering shares with its name (as `fitsub.quality`'s names)
+STEM = 4  # letters a rendering shares with its name (as `fitsub.quality.score`'s names)
 _WORD = re.compile(r"[^\W\d_]+")
 
 

@@ -9,7 +9,7 @@ Detection order (first that applies wins):
    UTF-32's marks are looked for first (UTF-32 LE's begins with UTF-16 LE's); the file is
    written back with the same encoding and byte order;
 2. NUL bytes: UTF-16 or UTF-32 without a byte-order mark when exactly one of the four byte
-   orders decodes to text (`fitsub.wide_text`), written back without a mark; else not a text
+   orders decodes to text (`fitsub.charsets.wide`), written back without a mark; else not a text
    file (`InputError` saying to name the encoding with ``--encoding``). More than 1 % control
    characters → not a text file;
 3. strict UTF-8 → ``utf-8``;
@@ -166,7 +166,7 @@ def decode_bytes(
             decoded = _finish(text.lstrip("\ufeff"), name, path, bom=big)
             return replace(decoded, detected_by="bom")
     if b"\x00" in data:
-        from fitsub.wide_text import guess_wide
+        from fitsub.charsets.wide import guess_wide
 
         wide = guess_wide(data)
         if wide is None:

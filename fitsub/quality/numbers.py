@@ -1,6 +1,6 @@
 """Numbers written as words in English, Italian, German, French and Spanish, read as values.
 
-For the `number-changed` flag (`fitsub.quality_flags`): "fifty thousand" and "cinquantamila" both read
+For the `number-changed` flag (`fitsub.quality.flags`): "fifty thousand" and "cinquantamila" both read
 50000, "twenty-one" / "ventuno" / "einundzwanzig" / "vingt et un" / "veintiuno" 21. A number is
 a run of number words (hyphens and the connectors "and", "e", "und", "et", "y" inside it); a
 word may be a compound of number morphemes ("duecento", "fünfzigtausend", "dieciséis"), split

@@ -9,10 +9,10 @@ its text). A segment's severity is that of its worst flag; the page colours rows
 counts each.
 
 Live checks (`row_checks`): besides the lengths, the page recounts the flags that depend only
-on the edited text and facts fixed by the source, exactly as `fitsub.quality_flags` computes
+on the edited text and facts fixed by the source, exactly as `fitsub.quality.flags` computes
 them: `number-changed` (the source's numbers, read here once, against the numbers of the text,
 read by the page's port of `numbers` with the target language's number words of
-`fitsub.numwords.reader_tables`) and the number-and-name part of `dropped-content` (the source
+`fitsub.quality.numbers.reader_tables`) and the number-and-name part of `dropped-content` (the source
 numbers and names the unconstrained translation kept). The other flags need the model (the
 quality score, `unknown-word`'s lexicon, `cut-word`'s vocabulary, the word links): the page
 marks them "edited — rechecked by apply".
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from fitsub.numwords import reader_tables
-from fitsub.quality_flags import OVER_BUDGET, names_of, numbers, words
+from fitsub.quality.flags import OVER_BUDGET, names_of, numbers, words
+from fitsub.quality.numbers import reader_tables
 
 ERROR, BUDGET, TIMING = "error", "budget", "timing"
 SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING)  # worst first

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from fitsub.lexicon import Lexicon, unknown_words
-from fitsub.quality_flags import UNKNOWN_WORD, Flag
+from fitsub.quality.flags import UNKNOWN_WORD, Flag
+from fitsub.quality.lexicon import Lexicon, unknown_words
 
 
 def unknown_word_flag(

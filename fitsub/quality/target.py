@@ -1,7 +1,7 @@
 """Target-side quality signals: what the output itself says, without a reference (issue 28).
 
-Read off the fitted text, the source, the model's shipped target lexicon (`fitsub.lexicon`: the
-words of its training target text with their counts) and the forced pass `fitsub.quality`
+Read off the fitted text, the source, the model's shipped target lexicon (`fitsub.quality.lexicon`: the
+words of its training target text with their counts) and the forced pass `fitsub.quality.score`
 already runs; no extra model pass. Signals of the *output's* words count only the words not
 copied from the source (a name or a number kept as is says nothing about the target language):
 
@@ -20,7 +20,7 @@ copied from the source (a name or a number kept as is says nothing about the tar
 * `names_lost`: capitalised names of the source (not opening a sentence) that no output word
   starts like (first `NAME_STEM` letters: "London" / "Londra" is kept, a name gone is not);
 * `numbers_lost`: numbers of the source the output lacks or adds (digits, times and numbers
-  written as words: `fitsub.quality_flags.number_changes`);
+  written as words: `fitsub.quality.flags.number_changes`);
 * `question_lost`: 1.0 when the source asks a question and the output does not (or the
   reverse), else 0.0;
 * `mismatch`: `names_lost` + `numbers_lost` + `question_lost`.
@@ -37,8 +37,8 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from fitsub.backend import OutputScore
-from fitsub.lexicon import Lexicon, words_of
-from fitsub.quality_flags import CONTENT_LETTERS, names_of, number_changes
+from fitsub.quality.flags import CONTENT_LETTERS, names_of, number_changes
+from fitsub.quality.lexicon import Lexicon, words_of
 
 RARE_COUNT = 20  # an output word seen fewer times than this in the training text is rare
 FOREIGN_COUNT = 100  # a copied word seen fewer times than this in the target text: not its own
@@ -109,7 +109,7 @@ def repeated_words(source: str, output: str) -> int:
 
 
 def names_lost(source: str, output: str) -> list[str]:
-    """The source's names (`fitsub.quality_flags.names_of`) no output word starts like."""
+    """The source's names (`fitsub.quality.flags.names_of`) no output word starts like."""
     out = words_of(output)
     lost = []
     for name in names_of(source):
