@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from fitsub.budget import MIN_WORD_CUE_MS, Limits, limits_for
+from fitsub.budget import MIN_WORD_CUE_MS, Limits
 
 NETFLIX_GAP_MS = 83  # 2 frames at 24 fps
 
@@ -192,20 +192,6 @@ def check_profile_language(profile: Profile, lang: str) -> None:
             f"({profile.lang}), not --lang {lang}; use "
             + (netflix_for(code) or "a profile for that language")
         )
-
-
-def language_profile(lang: str) -> Profile:
-    """The default limits of a language as a profile (what applies without --profile)."""
-    limits = limits_for(lang)
-    return Profile(
-        name=f"{lang} defaults",
-        cpl=limits.cpl,
-        lines=limits.lines,
-        cps=limits.cps,
-        min_duration_ms=limits.min_duration_ms,
-        min_gap_ms=limits.min_gap_ms,
-        source="fitsub.budget.LANGUAGE_LIMITS (Netflix figures)",
-    )
 
 
 def tight_gaps(times: Sequence[tuple[int | None, int | None]], min_gap_ms: int) -> list[int]:

@@ -98,11 +98,6 @@ def piece_chars(piece: str, mark: str = SPACE_MARK) -> int:
     return len(piece)
 
 
-def piece_chars_no_space(piece: str, mark: str = SPACE_MARK) -> int:
-    """Characters without spaces a piece adds: its text less the word-boundary marks."""
-    return len(piece) - piece.count(mark)
-
-
 def piece_leading_space(piece: str, mark: str = SPACE_MARK) -> int:
     """1 when the piece starts with the word-boundary mark (the space detokenisation drops at
     the start of a text), else 0."""

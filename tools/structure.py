@@ -134,11 +134,11 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 # `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
 # the pipeline, training and evaluation are handed a backend. Training and evaluation are
 # siblings; only the CLI and `fitsub.__main__` import the CLI.
-MODELS = ("nmt", "nat", "hf", "lengthpred", "convert", "bert2rnd")
+MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
 HIGHER = ("registry", "train", "eval", "pipeline", "review", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
-    "nmt": ("nat", "hf", "lengthpred", "convert", "bert2rnd", *HIGHER),
+    "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
     "nat": ("hf", "lengthpred", "convert", *HIGHER),
     "hf": ("nat", *HIGHER),
     "metrics": (*MODELS, *HIGHER),
@@ -148,6 +148,29 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "train": ("registry", "eval", "pipeline", "review", "cli"),
     "eval": ("registry", "train", "pipeline", "review", "cli"),
 }
+
+
+def script_graphs() -> dict[str, dict[str, set[str]]]:
+    """For each folder of scripts (`experiments/<study>`, `bench`, `tools`, `recipes`): which of
+    its own modules each module imports (by file name, as the scripts import one another)."""
+    graphs: dict[str, dict[str, set[str]]] = {}
+    folders = [
+        *sorted((ROOT / "experiments").iterdir()),
+        ROOT / "bench",
+        ROOT / "tools",
+        ROOT / "recipes",
+    ]
+    for folder in folders:
+        mods = {p.stem: p for p in folder.glob("*.py")} if folder.is_dir() else {}
+        graph: dict[str, set[str]] = {m: set() for m in mods}
+        for m, path in mods.items():
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                names = [node.module] if isinstance(node, ast.ImportFrom) else []
+                names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                graph[m].update(n for n in names if n in mods and n != m)
+        if graph:
+            graphs[folder.relative_to(ROOT).as_posix()] = graph
+    return graphs
 
 
 def _package(module: str) -> str:
@@ -282,6 +305,8 @@ def main() -> None:
     print(f"import circles at import time: {len(circles(import_graph(deferred=False)))}")
     found = circles(import_graph(deferred=True))
     print(f"import circles, deferred imports included: {len(found)}")
+    scripts = {d: c for d, g in script_graphs().items() if (c := circles(g))}
+    print(f"import circles among the scripts (experiments, bench, tools, recipes): {len(scripts)}")
     for c in found:
         print("  ", " ↔ ".join(c))
     upward = upward_imports(import_graph(deferred=True))

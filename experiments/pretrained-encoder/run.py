@@ -1,5 +1,5 @@
 """BLEU per CPU minute: fitsub's small Transformer from scratch against BERT2RND (the frozen
-all-MiniLM-L6-v2 encoder, a case embedding and fitsub's decoder; fitsub.bert2rnd), en-it.
+all-MiniLM-L6-v2 encoder, a case embedding and fitsub's decoder; bert2rnd), en-it.
 
     python experiments/pretrained-encoder/run.py --arm scratch  --budget-min 12
     python experiments/pretrained-encoder/run.py --arm bert2rnd --budget-min 12
@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import sacrebleu
 import torch
+from bert2rnd.case import N_CASES
+from bert2rnd.encoder import corpus_states, load_encoder, package_path, packed_sources
+from bert2rnd.model import Bert2Rnd
 from safetensors.torch import save_file
 
-from fitsub.bert2rnd.case import N_CASES
-from fitsub.bert2rnd.encoder import corpus_states, load_encoder, package_path, packed_sources
-from fitsub.bert2rnd.model import Bert2Rnd
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.model import Transformer

@@ -23,7 +23,8 @@ each dev line once:
   untranslated), a logistic regression of it on the standardised, clipped signals and their
   interactions, the thresholds, and the tables of docs/results/quality.md split by source
   length (old flags, the model shipped now, a copy in `runs/qe/shipped_model.json`, the new score,
-  leave-one-language-out, each signal alone). `--write` stores `fitsub/quality/model.json`.
+  leave-one-language-out, each signal alone). `--write` stores `runs/qe/chrf_model.json` (the shipped
+  `fitsub/quality/model.json` is written by `qe_marks.py fit --write` alone).
 * `read`: 60 short lines to read and mark (`runs/qe/reading.tsv`); `--agree`: how often
   chrF thresholds and the label agree with the marks.
 """
@@ -333,10 +334,10 @@ def speed(data: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]]) -> None:
 def fit(write: bool, features: Sequence[str] | None, flags: bool) -> None:
     from qe_fit import run_fit
 
-    from fitsub.quality.score import MODEL_FILE
-
-    data = load_all()
-    run_fit(data, CACHE / "shipped_model.json", features, MODEL_FILE if write else None)
+    data = load_all()  # the shipped model is written by one recipe only: `qe_marks.py fit --write`
+    run_fit(
+        data, CACHE / "shipped_model.json", features, CACHE / "chrf_model.json" if write else None
+    )
     if flags:
         flag_precision({lang: r for lang, (_, r) in data.items()})
     speed(data)
@@ -356,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     g.add_argument("--layers", action="store_true", help="also the last-layer coverage variant")
     g.add_argument("--lengthpred", action="store_true", help="the length predictor's length")
     f = sub.add_parser("fit")
-    f.add_argument("--write", action="store_true", help="store fitsub/quality/model.json")
+    f.add_argument("--write", action="store_true", help="store runs/qe/chrf_model.json")
     f.add_argument("--features", nargs="*", default=None)
     f.add_argument("--flags", action="store_true", help="each flag's precision, before / after")
     m = sub.add_parser("misses", help="wrong lines the shipped model does not flag")

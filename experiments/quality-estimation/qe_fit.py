@@ -18,11 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from qe_target import VARIANTS
 
 from fitsub.quality.links import LINK_SIGNALS
 from fitsub.quality.score import FEATURES
 from fitsub.quality.target import TARGET_SIGNALS
+
+# the target-side text variants `qe_target.variants` computes, by name
+VARIANTS = ("rare_share_5", "rare_share_100", "lexicon_min_all", "unknown_share", "repeated_any",
+            "names_lost_exact", "predicted_ratio", "foreign_share_20", "foreign_share_1000",
+            "foreign_count")  # fmt: skip
 
 WRONG_CHRF = 30.0  # sentence chrF under this against the reference: wrong
 WRONG_CHRF_SHORT = 30.0  # the same for short sources (reading: 30-45 agree alike, none well)

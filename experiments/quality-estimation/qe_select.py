@@ -23,8 +23,16 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate_qe import load_all  # noqa: E402
-from qe_fit import OLD_SIGNALS, SOURCE_FIT, auc, fit_model, pick_threshold, quality_of, wrong  # noqa: E402
-from qe_target import VARIANTS  # noqa: E402
+from qe_fit import (  # noqa: E402
+    OLD_SIGNALS,
+    SOURCE_FIT,
+    VARIANTS,
+    auc,
+    fit_model,
+    pick_threshold,
+    quality_of,
+    wrong,
+)
 
 from fitsub.quality.target import TARGET_SIGNALS  # noqa: E402
 

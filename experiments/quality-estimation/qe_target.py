@@ -26,13 +26,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-VARIANTS = ("rare_share_5", "rare_share_100", "lexicon_min_all", "unknown_share", "repeated_any",
-            "names_lost_exact", "predicted_ratio", "foreign_share_20", "foreign_share_1000",
-            "foreign_count")  # fmt: skip
-
 
 def variants(source: str, fitted: str, lexicon: Any) -> dict[str, float | None]:
-    """The text variants above (all but `predicted_ratio`) of one output."""
+    """The text variants (`qe_fit.VARIANTS`, all but `predicted_ratio`) of one output."""
     from fitsub.quality.flags import names_of
     from fitsub.quality.lexicon import words_of
 

@@ -33,7 +33,6 @@ import html
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -357,8 +356,3 @@ def match_edits(
             Edit(index=index, id=edit.id, text=edit.text, was=edit.was, budget=edit.budget)
         )
     return changed
-
-
-def edited_ids(edits: Sequence[Edit]) -> list[str]:
-    """The ids of `edits`, as the messages name them."""
-    return [e.id or str(e.index + 1) for e in edits]

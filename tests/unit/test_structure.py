@@ -70,6 +70,13 @@ def test_the_call_check_finds_a_wide_positional_call() -> None:
     assert s.wide_positional_calls(sources) == ["b.py:1 cut"]
 
 
+def test_no_import_circle_among_the_scripts() -> None:
+    s = _structure()
+    graphs = s.script_graphs()
+    assert "experiments/quality-estimation" in graphs and "bench" in graphs
+    assert {d: s.circles(g) for d, g in graphs.items() if s.circles(g)} == {}
+
+
 def test_the_circle_finder_finds_a_circle() -> None:
     s = _structure()
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}

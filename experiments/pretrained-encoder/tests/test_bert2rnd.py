@@ -1,23 +1,28 @@
-"""BERT2RND (fitsub.bert2rnd): a tiny random BERT built here, its packed cased sources, the
+"""BERT2RND (bert2rnd): a tiny random BERT built here, its packed cased sources, the
 model's shapes, the cached-states path against the live encoder, and a loss that falls."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the study's bert2rnd package
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from bert2rnd.case import ALLCAPS, CAPITALISED, LOWER, N_CASES, NO_LETTERS
 
-from fitsub.bert2rnd.case import ALLCAPS, CAPITALISED, LOWER, N_CASES, NO_LETTERS
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.search import beam_search
 
 pytest.importorskip("transformers")
 
-from fitsub.bert2rnd.encoder import corpus_states, load_encoder, packed_sources  # noqa: E402
-from fitsub.bert2rnd.model import Bert2Rnd  # noqa: E402
+from bert2rnd.encoder import corpus_states, load_encoder, packed_sources  # noqa: E402
+from bert2rnd.model import Bert2Rnd  # noqa: E402
 
 WORDS = ["the", "cat", "sees", "a", "dog", "rome", "nasa", "in", "big", ",", "."]
 HIDDEN = 32

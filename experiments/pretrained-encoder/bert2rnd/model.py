@@ -4,7 +4,7 @@ initialised Transformer decoder).
 
 The encoder is a BERT-like `transformers` model (all-MiniLM-L6-v2 in the study), frozen; what it
 does not see, the source's casing, comes back as a learned case embedding per WordPiece token
-(`fitsub.bert2rnd.case`). The memory the decoder attends to is
+(`bert2rnd.case`). The memory the decoder attends to is
 
     m_s = LayerNorm(W (h_s + C[case_s]) + b)
 
@@ -12,9 +12,9 @@ h_s the encoder's last layer (width H), C the (4, H) case embedding, W the H -> 
 The decoder is fitsub's own (`fitsub.nmt.model.Transformer` with no encoder layers): the same
 length encoding, target SentencePiece model and search, so only the encoder differs.
 
-A source is one packed id per WordPiece token (`fitsub.bert2rnd.case.pack`: id * 4 + case), so
+A source is one packed id per WordPiece token (`bert2rnd.case.pack`: id * 4 + case), so
 `encode` takes the (B, S) id matrix that `fitsub.nmt.search.beam_search` passes, padding 0. With
-a frozen encoder, training runs on states computed once (`fitsub.bert2rnd.encoder`) through
+a frozen encoder, training runs on states computed once (`bert2rnd.encoder`) through
 `memory`, and the encoder is needed only to translate.
 """
 
@@ -26,7 +26,7 @@ from dataclasses import replace
 import torch
 from torch import Tensor, nn
 
-from fitsub.bert2rnd.case import N_CASES
+from bert2rnd.case import N_CASES
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer
 
