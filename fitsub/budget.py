@@ -240,6 +240,16 @@ def segment_budget(
     )
 
 
+def fitting_mode(budgets: Iterable[Budget | None], asked: str) -> str:
+    """A document's fitting mode as its budgets apply it (each budget's mode is decided once, by
+    `segment_budget`): the one mode of all of them, "mixed" when they differ, `asked` when no
+    segment has a budget. Slides with no box and no `--ratio` are isometric at ratio 1.0."""
+    modes = {b.mode for b in budgets if b is not None}
+    if not modes:
+        return asked
+    return modes.pop() if len(modes) == 1 else "mixed"
+
+
 class SupportsEncode(Protocol):
     """Anything that turns text into token ids (fitsub's Tokenizer, a SentencePieceProcessor...)."""
 

@@ -16,7 +16,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.budget import Budget, BudgetSummary
+from fitsub.budget import Budget, BudgetSummary, fitting_mode
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 from fitsub.quality.flags import LOW_QUALITY
@@ -318,7 +318,9 @@ def comparison_json(results: Sequence[SegmentResult], summary: Summary) -> str:
 def report_dict(
     results: Sequence[SegmentResult], summary: Summary, meta: dict[str, Any]
 ) -> dict[str, Any]:
-    """What `write_report` writes for one file."""
+    """What `write_report` writes for one file (its mode as the budgets applied it)."""
+    if "mode" in meta:
+        meta = {**meta, "mode": fitting_mode((r.budget for r in results), meta["mode"])}
     return {
         "meta": meta,
         "summary": summary.to_dict(),

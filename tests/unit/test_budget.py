@@ -258,3 +258,15 @@ def test_summary_counts_too_short() -> None:
     ]
     assert summarize_budgets(budgets).too_short == 1
     assert summarize_budgets(budgets).to_dict()["too_short"] == 1
+
+
+def test_the_fitting_mode_of_a_document_is_its_budgets_mode() -> None:
+    from fitsub.budget import ISOMETRIC, SLOT, fitting_mode, segment_budget
+
+    slide = segment_budget(source_chars=20, ratio=None, limits=None, duration_ms=None)
+    assert slide.mode == ISOMETRIC  # a slide with no box and no ratio: ratio 1.0
+    assert fitting_mode([slide, None], asked=SLOT) == ISOMETRIC  # what the report now says
+    cue = segment_budget(source_chars=20, ratio=None, limits=limits_for("it"), duration_ms=2000)
+    assert cue.mode == SLOT
+    assert fitting_mode([cue, slide], asked=SLOT) == "mixed"
+    assert fitting_mode([None], asked=SLOT) == SLOT
