@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import sacrebleu
@@ -63,14 +64,14 @@ def main() -> None:
                     model, device="cpu", beam=args.beam, batch_size=16, threads=args.threads,
                     lexicon=choice,
                 )  # fmt: skip
-                backends[key].lexicon_scope = frozenset({"fitted", "unconstrained"})
         lexicon = backends[(lang, "auto")].lexicon
         if lexicon is None:
             raise SystemExit(f"{model}: no lexicon to measure against")
         settings = [Setting("unconstrained", "unconstrained", 1.0)]
         settings += [Setting(f"hard@{r:g}", "hard", r) for r in args.ratios]
         for st in settings:
-            reqs: list[Request] = [st.request(s) for s in src]
+            # every setting keeps to the lexicon here, the unconstrained one too
+            reqs: list[Request] = [replace(st.request(s), lexicon=True) for s in src]
             for choice in ("off", "auto"):
                 be = backends[(lang, choice)]
                 t0, c0 = time.perf_counter(), time.process_time()

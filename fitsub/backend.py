@@ -23,7 +23,9 @@ class Request:
     as the source, not only a shorter one); outputs that cannot reach it still fit `max_chars`.
     `bound_unit`: the unit of `max_chars` and `min_chars` (`fitsub.units.BoundUnit`): `char`
     (`char_length`) or `char_no_space` (`chars_no_space`, the unit of IWSLT 2022's length
-    compliance); `target_chars` is always in `char`.
+    compliance); `target_chars` is always in `char`. `lexicon`: the search keeps to the model's
+    lexicon (`fitsub.quality.lexicon`: its training words, the source's, the glossary's), as
+    fitted requests ask; the unconstrained translation does not.
     """
 
     text: str
@@ -31,6 +33,7 @@ class Request:
     max_chars: int | None = None
     min_chars: int | None = None
     bound_unit: BoundUnit = "char"
+    lexicon: bool = False
 
     @property
     def bounds_without_spaces(self) -> bool:

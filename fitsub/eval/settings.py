@@ -56,15 +56,22 @@ class Setting:
         budget = requested_chars(text, self.ratio)
         target = budget if length is None else max(1, length)
         if self.mode == "length":
-            return Request(text, target_chars=target)
+            return Request(text, target_chars=target, lexicon=True)
         target = min(target, budget)
         if self.mode == "band":
             low = ratio_chars_ceil(BAND_LOW, target)
-            return Request(text, target_chars=target, max_chars=budget, min_chars=low)
+            return Request(text, target_chars=target, max_chars=budget, min_chars=low, lexicon=True)
         if self.mode == "iso":
             low, high = isometric_bounds(text, self.ratio)
-            return Request(text, target, max_chars=high, min_chars=low, bound_unit="char_no_space")
-        return Request(text, target_chars=target, max_chars=budget)
+            return Request(
+                text,
+                target,
+                max_chars=high,
+                min_chars=low,
+                bound_unit="char_no_space",
+                lexicon=True,
+            )
+        return Request(text, target_chars=target, max_chars=budget, lexicon=True)
 
 
 def make_settings(

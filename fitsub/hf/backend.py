@@ -39,7 +39,7 @@ from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.length_positions import PE_METHODS, attach
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
 from fitsub.hf.scoring import forced
-from fitsub.nmt.backend import LEXICON_SCOPE, default_models_dir, in_scope
+from fitsub.nmt.backend import default_models_dir
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
@@ -136,7 +136,6 @@ class HFBackend:
             self.lexicon, self.lexicon_note = load_lexicon(Path(model), lexicon, (tgt,))
         elif str(lexicon) == "auto":
             self.lexicon_note = f"{model}: no lexicon: words are not checked against a lexicon"
-        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE  # as fitsub's own backend
         # the word links of the quality score: beside the model, else the shipped pair's
         self.links = pair_links(Path(model) if local else None, default_models_dir(), src_lang, tgt)
         self.lexicon_mask = (
@@ -204,7 +203,7 @@ class HFBackend:
                 out[i] = [Candidate("", 0.0, True)]
             else:
                 todo.append(self._job(i, req))
-        scoped = [in_scope(r, self.lexicon_scope) for r in requests]
+        scoped = [r.lexicon for r in requests]  # the search keeps to the lexicon
         todo.sort(key=lambda j: (scoped[j.index], j.n_ids))  # batching by length
         for start in range(0, len(todo), self.batch_size):
             chunk = todo[start : start + self.batch_size]

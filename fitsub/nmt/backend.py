@@ -50,10 +50,6 @@ from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
-# which requests keep to the lexicon: fitted ones (a length asked or a budget); unconstrained
-# ones are left free, as dev chrF drops a little there (it -0.5 / -0.3, de -0.02;
-# docs/results/lexicon.md). `NMTBackend.lexicon_scope` can add "unconstrained".
-LEXICON_SCOPE: frozenset[str] = frozenset({"fitted"})
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for every run
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
@@ -104,13 +100,6 @@ def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
     raise ModelMissingError(f"no {pair} translation model (looked in {looked}); {how}")
 
 
-def in_scope(req: Request, scope: frozenset[str]) -> bool:
-    """Whether `req` is of a kind the lexicon applies to: "fitted" (a length or a budget asked)
-    or "unconstrained"."""
-    fitted = req.target_chars is not None or req.max_chars is not None
-    return ("fitted" if fitted else "unconstrained") in scope
-
-
 class NMTBackend:
     """Length-controlled translation with a trained checkpoint (CPU or CUDA)."""
 
@@ -159,7 +148,6 @@ class NMTBackend:
             if self.lexicon is None
             else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
         )
-        self.lexicon_scope: frozenset[str] = LEXICON_SCOPE
         # the word links of the quality score (fitsub.quality.links; None: the signal is missing,
         # and `links_note` says so once)
         self.links: WordLinks | None = model_links(model_dir, tuple(self.cfg.targets))
@@ -261,8 +249,8 @@ class NMTBackend:
         return all(b is None for b in bounds) and not self._keeps_lexicon(req)
 
     def _keeps_lexicon(self, req: Request) -> bool:
-        """Whether this request's search keeps to the lexicon (`LEXICON_SCOPE`)."""
-        return self.lexicon_mask is not None and in_scope(req, self.lexicon_scope)
+        """Whether this request's search keeps to the lexicon (`Request.lexicon`)."""
+        return self.lexicon_mask is not None and req.lexicon
 
     def _run(
         self,

@@ -326,7 +326,7 @@ def segment_signals(
 
 def scoring_request(source: str, fitted: str) -> Request:
     """The request a fitted output is scored under: its source, asking for its own length."""
-    return Request(source, target_chars=max(1, char_length(fitted)))
+    return Request(source, target_chars=max(1, char_length(fitted)), lexicon=True)
 
 
 def score_texts(

@@ -218,7 +218,9 @@ def distill(
     while done < total:
         end = min(done + cfg.group, total)
         t0 = time.perf_counter()
-        reqs = [Request(sources[i], target_chars=lengths[i]) for i in range(done, end)]
+        reqs = [
+            Request(sources[i], target_chars=lengths[i], lexicon=True) for i in range(done, end)
+        ]
         got = backend.translate(reqs)
         hyps = [(c[0].text if c else "").replace("\n", " ") for c in got]
         seconds += time.perf_counter() - t0

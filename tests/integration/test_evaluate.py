@@ -94,9 +94,9 @@ def test_bad_settings_are_input_errors() -> None:
 
 def test_requests_carry_the_requested_length_in_chars() -> None:
     src = "good morning to you all"  # 23 chars: floor(0.9 * 23) = 20
-    assert Setting("u", "unconstrained", 0.9).request(src) == Request(src)
-    assert Setting("l", "length", 0.9).request(src) == Request(src, target_chars=20)
-    assert Setting("h", "hard", 0.9).request(src) == Request(src, 20, 20)
+    assert Setting("u", "unconstrained", 0.9).request(src) == Request(src)  # left free
+    assert Setting("l", "length", 0.9).request(src) == Request(src, target_chars=20, lexicon=True)
+    assert Setting("h", "hard", 0.9).request(src) == Request(src, 20, 20, lexicon=True)
 
 
 def test_parse_testset_prefix() -> None:
