@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from fitsub.units import BoundUnit
+
+if TYPE_CHECKING:
+    from fitsub.quality.lexicon import Lexicon
+    from fitsub.quality.links import WordLinks
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,14 @@ class Candidate:
 
 @runtime_checkable
 class TranslationBackend(Protocol):
-    """What the pipeline calls: requests in, n-best candidates (best first) out, same order."""
+    """What the pipeline calls: requests in, n-best candidates (best first) out, same order.
+
+    `lexicon` and `links` are the model's word resources, which the flags and the quality score
+    read (`fitsub.quality.lexicon`, `fitsub.quality.links`); None where the model has none."""
 
     name: str
+    lexicon: Lexicon | None
+    links: WordLinks | None
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """Translate every request; return `n_best` (or fewer) candidates per request."""

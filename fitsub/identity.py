@@ -9,9 +9,14 @@ returned as it is and flagged (`Candidate.fits` False), never cut.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fitsub.backend import Candidate, Request
 from fitsub.units import char_length, chars_no_space
+
+if TYPE_CHECKING:
+    from fitsub.quality.lexicon import Lexicon
+    from fitsub.quality.links import WordLinks
 
 IDENTITY = "identity"
 
@@ -25,6 +30,9 @@ class IdentityBackend:
     """Returns each request's text as its only candidate (score 0)."""
 
     name = IDENTITY
+    # the source's own words: nothing to check them against
+    lexicon: Lexicon | None = None
+    links: WordLinks | None = None
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """One candidate per request: the source text, flagged when over its hard budget."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -39,6 +40,10 @@ from fitsub.nat.levt_decode import levt_decode
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
 from fitsub.units import SPACE_MARK, char_length, chars_no_space, chars_to_no_space, subword_target
+
+if TYPE_CHECKING:
+    from fitsub.quality.lexicon import Lexicon
+    from fitsub.quality.links import WordLinks
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,9 @@ class NATBackend:
             torch.set_num_threads(max(1, threads))
         self.model, self.tokenizer, self.cfg, self.meta = load_nat(model_dir, self.device)
         self.arch = self.cfg.arch
+        # no word resources: a student checks no lexicon and gives no word links
+        self.lexicon: Lexicon | None = None
+        self.links: WordLinks | None = None
         if length_candidates is None:  # a LevT chooses its own length around the signal
             length_candidates = 1 if isinstance(self.model, LevT) else 3
         if self.cfg.length_token and self.cfg.length_thresholds is None:

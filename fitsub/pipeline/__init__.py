@@ -61,8 +61,6 @@ from fitsub.pipeline.share import (
 )
 from fitsub.pipeline.summary import Summary, summarize_results
 from fitsub.pipeline.work import known_words, units_of
-from fitsub.quality.lexicon import lexicon_of
-from fitsub.quality.links import links_of
 
 __all__ = [
     "GROUP_PATHS",
@@ -108,7 +106,7 @@ def translate_document(
         fit,
         opts.min_ratio,
         known_words(backend, free),
-        lexicon_of(backend),
+        backend.lexicon,
         terms,
         speech=opts.speech,
     )
@@ -124,9 +122,7 @@ def translate_document(
     # inline tags: the tagged words translated alone, to find them in each cue's translation
     tagged = translate_tagged(later, planned, got)
     # assemble: the output document and each segment's result
-    result = assemble(
-        doc, planned, got, opts, fitter.known, lexicon_of(backend), tagged, links_of(backend)
-    )
+    result = assemble(doc, planned, got, opts, fitter.known, backend.lexicon, tagged, backend.links)
     # quality estimation: a score per sentence, `low-quality` under the threshold
     if opts.quality:
         result = with_quality(result, backend, lang=opts.lang, threshold=opts.quality_threshold)

@@ -13,7 +13,6 @@ import dataclasses
 
 from fitsub.backend import TranslationBackend
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult
-from fitsub.quality.links import links_of
 from fitsub.quality.score import NO_SCORING, QualityModel, estimate, load_model, low_quality_flag
 
 
@@ -52,7 +51,7 @@ def with_quality(
     scores = estimate(backend, sentences, model, lang) if sentences else []
     if scores is None:
         return dataclasses.replace(result, warnings=[*result.warnings, NO_SCORING])
-    links = links_of(backend)
+    links = backend.links
     for g, (source, fitted, _), q in zip(groups, sentences, scores, strict=True):
         unlinked = links.unlinked(source, fitted) if links is not None and q < threshold else []
         for k in g:

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_bytes, gzip_text, read_headed_text
@@ -116,21 +116,6 @@ class Lexicon:
         """`lexicon.txt.gz (61,204 words, it)`: for messages."""
         name = self.path.name if self.path is not None else "lexicon"
         return f"{name} ({len(self):,} words{', ' + self.language if self.language else ''})"
-
-
-@runtime_checkable
-class HasLexicon(Protocol):
-    """A backend whose search keeps to a lexicon (None: it has none, the constraint is off)."""
-
-    @property
-    def lexicon(self) -> Lexicon | None:
-        """The lexicon the backend's search keeps to."""
-        ...
-
-
-def lexicon_of(backend: object) -> Lexicon | None:
-    """The lexicon of a backend that has one (`HasLexicon`), else None."""
-    return backend.lexicon if isinstance(backend, HasLexicon) else None
 
 
 def build_counts(paths: Sequence[Path]) -> tuple[Counter[str], int]:

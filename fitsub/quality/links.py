@@ -41,7 +41,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -106,25 +105,10 @@ class WordLinks:
         return f"{name} ({len(self.links):,} English words, en-{self.languages[1]})"
 
 
-@runtime_checkable
-class HasLinks(Protocol):
-    """A backend whose model ships word links (None: it has none)."""
-
-    @property
-    def links(self) -> WordLinks | None:
-        """The model's word links."""
-        ...
-
-
 def _are_words(text: str) -> bool:
     """Words of letters only (as `words_of` gives them) one space apart: a cheap check of the
     file, one call per line (loading is in the start-up time of every `fitsub translate`)."""
     return text.replace(" ", "").isalpha() and "  " not in text and text.strip(" ") == text
-
-
-def links_of(backend: object) -> WordLinks | None:
-    """The word links of a backend that has them (`HasLinks`), else None."""
-    return backend.links if isinstance(backend, HasLinks) else None
 
 
 def lost_by_fitting(source: str, fitted: str, unconstrained: str, links: WordLinks) -> list[str]:

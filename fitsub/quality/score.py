@@ -63,8 +63,8 @@ from typing import Any
 from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
 from fitsub.errors import InputError
 from fitsub.quality.flags import LOW_QUALITY, Flag, copied_share
-from fitsub.quality.lexicon import Lexicon, lexicon_of
-from fitsub.quality.links import LINK_SIGNALS, WordLinks, link_signals, links_of
+from fitsub.quality.lexicon import Lexicon
+from fitsub.quality.links import LINK_SIGNALS, WordLinks, link_signals
 from fitsub.quality.target import TARGET_SIGNALS, target_signals
 from fitsub.units import char_length
 
@@ -373,10 +373,10 @@ def estimate(
 ) -> list[float] | None:
     """The quality of each (source, fitted, unconstrained) sentence into target language
     `lang`; None when the backend cannot score outputs (text signals alone would not be the
-    calibrated score). The backend's lexicon (`fitsub.quality.lexicon.lexicon_of`) and word links
-    (`fitsub.quality.links.links_of`), when it has them, give the lexicon and link signals."""
+    calibrated score). The backend's lexicon and word links (`TranslationBackend.lexicon`,
+    `.links`), when it has them, give the lexicon and link signals."""
     model = model or load_model()
-    lexicon, links = lexicon_of(backend), links_of(backend)
+    lexicon, links = backend.lexicon, backend.links
     live = [i for i, (s, f, _) in enumerate(sentences) if s.strip() and f.strip()]
     scores = score_texts(  # no pass without a use: the unconstrained output's only if read
         backend, [sentences[i] for i in live], model.dropout_passes, model.reads("free_logprob")

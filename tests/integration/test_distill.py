@@ -41,6 +41,8 @@ def write_toy(d: Path, n: int = 300, seed: int = 0) -> Path:
 class LengthEcho:
     """Teacher double: answers `x` repeated to the requested length (`-` without one)."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "echo"
 
     def __init__(self) -> None:

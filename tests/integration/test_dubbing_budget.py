@@ -45,6 +45,8 @@ CANDIDATES = [
 class NBestBackend:
     """Offers the CANDIDATES that fit a request's character cap (unconstrained: the longest)."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "nbest"
 
     def __init__(self) -> None:
@@ -210,6 +212,8 @@ def test_without_espeak_a_speech_unit_says_how_to_get_it(
 class FollowsTheCap:
     """A backend whose output length follows the cap it is given: the candidates of 0-3
     characters under it (unconstrained: the longest)."""
+
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
 
     name = "follows"
 

@@ -37,6 +37,8 @@ class DictBackend:
     """Translates by a fixed table. A soft length drops words until the text fits; a hard
     budget cuts characters. Records every batch it is sent."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "dict"
 
     def __init__(self) -> None:
@@ -309,6 +311,8 @@ def test_sentencepiece_counter_counts_pieces(tmp_path: Path) -> None:
 
 class EchoBackend:
     """Returns the source itself, cut to the hard budget when there is one."""
+
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
 
     name = "echo"
 

@@ -26,6 +26,8 @@ class Scripted:
     """Candidates per source (best first) for the unconstrained request, and others under a
     budget: those within it, else the shortest flagged as not fitting (as the search does)."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "scripted"
 
     def __init__(
@@ -175,7 +177,7 @@ def test_a_vtt_cue_placed_elsewhere_stays_apart() -> None:
 
 
 class WithLexicon(Scripted):
-    """`Scripted` with a lexicon (`fitsub.quality.lexicon.HasLexicon`): the words its search keeps to."""
+    """`Scripted` with a lexicon (`TranslationBackend.lexicon`): the words its search keeps to."""
 
     def __init__(
         self,

@@ -44,6 +44,8 @@ class ScriptedBackend:
     is, flagged as not fitting (as the real search does).
     """
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "scripted"
 
     def __init__(self, script: Mapping[str, Sequence[str]]) -> None:

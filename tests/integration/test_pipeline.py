@@ -148,6 +148,8 @@ def test_dialogue_turns_wrapped_line_by_line_keep_their_tags() -> None:
 class _Scripted:
     """Fitted and unconstrained n-best lists given per request (tests the pipeline's choice)."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "scripted"
 
     def __init__(self, fitted: list[str], free: list[str]) -> None:

@@ -49,6 +49,8 @@ def toy_translate(text: str) -> str:
 class ToyBackend:
     """Translates with `toy_translate`; under a hard budget it drops words from the end."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "toy"
 
     def __init__(self) -> None:

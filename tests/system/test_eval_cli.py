@@ -258,6 +258,8 @@ def test_nothing_to_evaluate_exits_2(capsys: pytest.CaptureFixture[str]) -> None
 class TableBackend:
     """Test double standing in for NMTBackend: HYP for SRC; a hard budget cuts characters."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     name = "table"
     opened: list[tuple[Path, str, int, int | None, str | None]] = []
 

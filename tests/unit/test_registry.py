@@ -55,6 +55,8 @@ def test_each_kind_of_model_is_told_apart(tmp_path: Path) -> None:
 class Recorder:
     """A loader double: records what it was asked to open."""
 
+    lexicon = links = None  # no word resources (TranslationBackend.lexicon, .links)
+
     opened: list[tuple[Path, LoadOptions]] = []
 
     def __init__(self, model: Path, how: LoadOptions) -> None:
