@@ -30,12 +30,12 @@ from fitsub.quality.flags import (
     UNTRANSLATED,
     Flag,
     segment_flags,
+    unknown_word_flag,
     words,
 )
 from fitsub.quality.lexicon import Lexicon, words_of
 from fitsub.quality.links import WordLinks, lost_by_fitting
 from fitsub.quality.sentence_end import dangling_end
-from fitsub.quality.unknown_word import unknown_word_flag
 from fitsub.reflow import reflow
 from fitsub.units import char_length
 

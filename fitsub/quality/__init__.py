@@ -1,1 +1,1 @@
-"""Translation quality: the score (`score`, its calibrated `model.json`), the flags (`flags`, `unknown_word`, `sentence_end`), the target-side signals (`target`), and the word resources they and the search read (`lexicon`, `links`, `numbers`, `dictionary`)."""
+"""Translation quality: the score (`score`, its calibrated `model.json`), the flags (`flags`, `sentence_end`), the target-side signals (`target`), and the word resources they and the search read (`lexicon`, `links`, `numbers`, `dictionary`)."""

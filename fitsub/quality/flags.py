@@ -46,6 +46,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from fitsub.quality.lexicon import Lexicon, unknown_words
 from fitsub.quality.numbers import compound_values, number_words
 from fitsub.units import char_length
 
@@ -56,9 +57,7 @@ UNTRANSLATED = "untranslated"
 DROPPED_CONTENT = "dropped-content"
 OVER_BUDGET = "over-budget"
 REPEATED_TOKEN = "repeated-token"
-UNKNOWN_WORD = (
-    "unknown-word"  # a word outside the lexicon and the source (fitsub.quality.unknown_word)
-)
+UNKNOWN_WORD = "unknown-word"  # a word outside the lexicon and the source (`unknown_word_flag`)
 LOW_QUALITY = "low-quality"  # set by `fitsub.quality.score` (the estimated score), not here
 # one kind a line: the order of the report's counts and of a segment's flags
 FLAG_NAMES: tuple[str, ...] = (
@@ -382,3 +381,17 @@ def count_flags(flag_lists: Sequence[Sequence[Flag]]) -> dict[str, int]:
         for name in {f.name for f in flags}:
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def unknown_word_flag(
+    fitted: str, sources: Sequence[str], lexicon: Lexicon, terms: Collection[str] = ()
+) -> Flag | None:
+    """`unknown-word` naming the words of `fitted` outside `lexicon`, `sources` and `terms`.
+
+    The search keeps every word to the lexicon (`fitsub.nmt.lexicon_mask`); only a segment that
+    nothing within its bounds satisfies gets a word from outside it, and this flag names it. The
+    same test runs on every fitted segment, so a word from anywhere else (a backend without the
+    constraint but with a lexicon) is named too. Words of the sentence's other cues' sources and
+    glossary targets count as copied."""
+    found = unknown_words(fitted, sources, lexicon, terms)
+    return Flag(UNKNOWN_WORD, ", ".join(found)) if found else None
