@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The recipe of the shipped output-length predictors, models/en-LANG/length-predictor (Oka et al.
 # 2020, Sec. 3.2: a frozen pretrained English encoder, all-MiniLM-L6-v2, and a regression head;
-# `fitsub train-length`). Needs the `length` extra (docs/models-and-training.md).
+# `fitsub train-length`). Its encoder is in the default install (docs/models-and-training.md).
 #
 #   recipes/length-predictor.sh LANG                          # LANG = it, de, fr or es; into runs/
 #   EXPORT_TO=models/en-it/length-predictor recipes/length-predictor.sh it
