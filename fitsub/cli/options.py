@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -36,6 +36,43 @@ Threads = Annotated[
     ),
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+# the data flags of `fitsub train` and `fitsub prepare` (what a prepared set fixes)
+DataDir = Annotated[
+    Path | None, typer.Option("--data", help="Directory of NAME.SRC / NAME.TGT pairs.")
+]
+CorpusSpec = Annotated[
+    list[str],
+    typer.Option("--corpus", help="Use only this stem of --data, NAME[:WEIGHT] (repeatable)."),
+]
+TrainPrefix = Annotated[
+    list[str],
+    typer.Option("--train", help="Training files PREFIX.SRC / PREFIX.TGT (repeatable)."),
+]
+DevPrefix = Annotated[
+    str | None, typer.Option("--dev", help="Dev files PREFIX (default: hold out by source).")
+]
+DevSize = Annotated[
+    int, typer.Option("--dev-size", min=1, help="Dev pairs held out when no --dev.")
+]
+SrcLang = Annotated[str, typer.Option("--src", help="Source language code (file suffix).")]
+TgtLangs = Annotated[
+    str,
+    typer.Option(
+        "--tgt",
+        help="Target language code (file suffix); several, comma-separated (it,de,fr,es), train "
+        "one multilingual model with a target-language tag ({tgt} in --data/--dev/--train paths "
+        "stands for each; --corpus LANG/NAME scopes a corpus to one language).",
+    ),
+]
+LengthUnitFlag = Annotated[str, typer.Option("--length-unit", help="char or subword.")]
+VocabSize = Annotated[int, typer.Option("--vocab-size", help="SentencePiece vocabulary size.")]
+Dedupe = Annotated[
+    bool,
+    typer.Option(
+        "--dedupe/--no-dedupe",
+        help="Drop repeated pairs and retranslations of a source that add no length variety.",
+    ),
+]
 BudgetUnit = Annotated[
     str | None,
     typer.Option(
@@ -101,3 +138,42 @@ def check_share(setting: str, value: float) -> None:
 def split_list(values: list[str] | None) -> list[str]:
     """Repeated options and comma-separated values: `--ratio 1.0,0.9 --ratio 0.8`."""
     return [part.strip() for v in values or [] for part in v.split(",") if part.strip()]
+
+
+def target_languages(tgt: str) -> list[str]:
+    """`--tgt`'s languages: one, or several comma-separated (a multilingual model)."""
+    targets = [t.strip() for t in tgt.split(",") if t.strip()]
+    if not targets:
+        raise InputError(None, "no target language", setting="tgt")
+    return targets
+
+
+def data_settings(
+    *,
+    data: Path | None,
+    corpus: list[str],
+    train_prefix: list[str],
+    dev: str | None,
+    dev_size: int,
+    src: str,
+    tgt: str,
+    length_unit: str,
+    vocab_size: int,
+    dedupe: bool,
+) -> dict[str, Any]:
+    """The data flags of `fitsub train` and `fitsub prepare` as `TrainConfig.from_options` takes
+    them (what a prepared set fixes)."""
+    targets = target_languages(tgt)
+    return {
+        "src_lang": src,
+        "tgt_lang": targets[0],
+        "tgt_langs": targets if len(targets) > 1 else [],
+        "data_dir": None if data is None else str(data),
+        "corpora": list(corpus),
+        "train_prefixes": list(train_prefix),
+        "dev_prefix": dev,
+        "dev_size": dev_size,
+        "length_unit": length_unit,  # validated by TrainConfig.validate
+        "vocab_size": vocab_size,
+        "dedupe": dedupe,
+    }

@@ -8,6 +8,19 @@ from pathlib import Path
 
 import typer
 
+from fitsub.cli.options import (
+    CorpusSpec,
+    DataDir,
+    Dedupe,
+    DevPrefix,
+    DevSize,
+    LengthUnitFlag,
+    SrcLang,
+    TgtLangs,
+    TrainPrefix,
+    VocabSize,
+    data_settings,
+)
 from fitsub.errors import InputError
 from fitsub.train.config import TrainConfig
 
@@ -22,30 +35,22 @@ EPILOG = (
 
 def prepare_cmd(
     out: Path = typer.Option(..., "--out", "-o", help="The prepared-set directory to write."),
-    data: Path | None = typer.Option(None, "--data", help="Directory of NAME.SRC / NAME.TGT."),
-    corpus: list[str] = typer.Option(
-        [], "--corpus", help="Use only this stem of --data, NAME[:WEIGHT] (repeatable)."
-    ),
-    train_prefix: list[str] = typer.Option(
-        [], "--train", help="Training files PREFIX.SRC / PREFIX.TGT (repeatable)."
-    ),
-    dev: str | None = typer.Option(None, "--dev", help="Dev files PREFIX (default: held out)."),
-    dev_size: int = typer.Option(_D.dev_size, "--dev-size", min=1, help="Dev pairs held out."),
-    src: str = typer.Option(_D.model.src_lang, "--src", help="Source language code."),
-    tgt: str = typer.Option(
-        _D.model.tgt_lang, "--tgt", help="Target language(s), comma-separated (as for train)."
-    ),
-    length_unit: str = typer.Option(_D.model.length_unit, "--length-unit", help="char or subword."),
-    vocab_size: int = typer.Option(_D.model.vocab_size, "--vocab-size", help="SentencePiece size."),
+    data: DataDir = None,
+    corpus: CorpusSpec = [],  # noqa: B006 - typer copies list defaults
+    train_prefix: TrainPrefix = [],  # noqa: B006
+    dev: DevPrefix = None,
+    dev_size: DevSize = _D.dev_size,
+    src: SrcLang = _D.model.src_lang,
+    tgt: TgtLangs = _D.model.tgt_lang,
+    length_unit: LengthUnitFlag = _D.model.length_unit,
+    vocab_size: VocabSize = _D.model.vocab_size,
     tokenizer: Path | None = typer.Option(
         None,
         "--tokenizer",
         help="Encode with this model's tokenizer (a model directory or spm.model) instead of "
         "training one: for a run that continues that model (--init-from).",
     ),
-    dedupe: bool = typer.Option(
-        _D.dedupe, "--dedupe/--no-dedupe", help="Drop repeated pairs (as for train)."
-    ),
+    dedupe: Dedupe = _D.dedupe,
     seed: int = typer.Option(_D.seed, "--seed", help="Random seed (sampling, dev split)."),
     threads: int | None = typer.Option(
         None, "--threads", min=1, help="SentencePiece trainer threads (default: every core)."
@@ -58,24 +63,19 @@ def prepare_cmd(
 
     if out.exists() and not force:
         raise InputError(out, "already exists; pass --force to replace it")
-    targets = [t.strip() for t in tgt.split(",") if t.strip()]
-    if not targets:
-        raise InputError(None, "no target language", setting="tgt")
-    cfg = TrainConfig.from_options(
-        out_dir=str(out),
-        src_lang=src,
-        tgt_lang=targets[0],
-        tgt_langs=targets if len(targets) > 1 else [],
-        data_dir=None if data is None else str(data),
-        corpora=list(corpus),
-        train_prefixes=list(train_prefix),
-        dev_prefix=dev,
+    settings = data_settings(
+        data=data,
+        corpus=corpus,
+        train_prefix=train_prefix,
+        dev=dev,
         dev_size=dev_size,
+        src=src,
+        tgt=tgt,
         length_unit=length_unit,
         vocab_size=vocab_size,
         dedupe=dedupe,
-        seed=seed,
     )
+    cfg = TrainConfig.from_options(out_dir=str(out), seed=seed, **settings)
     cfg.validate()
     tok = None
     if tokenizer is not None:

@@ -12,7 +12,22 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.cli.options import Device, Quiet
+from fitsub.cli.options import (
+    CorpusSpec,
+    DataDir,
+    Dedupe,
+    Device,
+    DevPrefix,
+    DevSize,
+    LengthUnitFlag,
+    Quiet,
+    SrcLang,
+    TgtLangs,
+    TrainPrefix,
+    VocabSize,
+    data_settings,
+    target_languages,
+)
 from fitsub.cli.train_display import TrainDisplay
 from fitsub.errors import InputError
 from fitsub.nmt.config import METHODS
@@ -75,29 +90,13 @@ def train_cmd(
     out: Path = typer.Option(
         ..., "--out", "-o", help="Run directory: OUT/best, OUT/last, OUT/train_log.jsonl."
     ),
-    data: Path | None = typer.Option(
-        None, "--data", help="Directory of NAME.SRC / NAME.TGT pairs."
-    ),
-    corpus: list[str] = typer.Option(
-        [], "--corpus", help="Use only this stem of --data, NAME[:WEIGHT] (repeatable)."
-    ),
-    train_prefix: list[str] = typer.Option(
-        [], "--train", help="Training files PREFIX.SRC / PREFIX.TGT (repeatable)."
-    ),
-    dev: str | None = typer.Option(
-        None, "--dev", help="Dev files PREFIX (default: hold out by source)."
-    ),
-    dev_size: int = typer.Option(
-        _D.dev_size, "--dev-size", min=1, help="Dev pairs held out when no --dev."
-    ),
-    src: str = typer.Option(_D.model.src_lang, "--src", help="Source language code (file suffix)."),
-    tgt: str = typer.Option(
-        _D.model.tgt_lang,
-        "--tgt",
-        help="Target language code (file suffix); several, comma-separated (it,de,fr,es), train "
-        "one multilingual model with a target-language tag ({tgt} in --data/--dev/--train paths "
-        "stands for each; --corpus LANG/NAME scopes a corpus to one language).",
-    ),
+    data: DataDir = None,
+    corpus: CorpusSpec = [],  # noqa: B006 - typer copies list defaults
+    train_prefix: TrainPrefix = [],  # noqa: B006
+    dev: DevPrefix = None,
+    dev_size: DevSize = _D.dev_size,
+    src: SrcLang = _D.model.src_lang,
+    tgt: TgtLangs = _D.model.tgt_lang,
     method: str = typer.Option(
         _D.model.method, "--method", help=f"Length method: {', '.join(METHODS)}."
     ),
@@ -113,7 +112,7 @@ def train_cmd(
     noise_mode: str = typer.Option(
         _D.model.noise_mode, "--noise-mode", help="symmetric [-k,k] or positive [0,k]."
     ),
-    length_unit: str = typer.Option(_D.model.length_unit, "--length-unit", help="char or subword."),
+    length_unit: LengthUnitFlag = _D.model.length_unit,
     length_dropout: float = typer.Option(
         _D.model.length_dropout, "--length-dropout", help="Share of rows trained without a length."
     ),
@@ -127,9 +126,7 @@ def train_cmd(
         help="Override the preset's layers: N (encoder and decoder), or ENC+DEC (e.g. 6+2).",
     ),
     dropout: float = typer.Option(_D.model.dropout, "--dropout", help="Dropout."),
-    vocab_size: int = typer.Option(
-        _D.model.vocab_size, "--vocab-size", help="SentencePiece vocabulary size."
-    ),
+    vocab_size: VocabSize = _D.model.vocab_size,
     prepared: Path | None = typer.Option(
         None,
         "--prepared",
@@ -182,11 +179,7 @@ def train_cmd(
         min=0,
         help="Keep the last N evaluated weights in OUT/steps for `fitsub average` (0: none).",
     ),
-    dedupe: bool = typer.Option(
-        _D.dedupe,
-        "--dedupe/--no-dedupe",
-        help="Drop repeated pairs and retranslations of a source that add no length variety.",
-    ),
+    dedupe: Dedupe = _D.dedupe,
     bleu_sentences: int = typer.Option(
         _D.bleu_sentences,
         "--bleu-sentences",
@@ -214,10 +207,7 @@ def train_cmd(
         check_export_dir(export)
         if arch != "ar":
             raise InputError(export, "--export writes autoregressive models (--arch ar)")
-    targets = [t.strip() for t in tgt.split(",") if t.strip()]
-    if not targets:
-        raise InputError(None, "no target language", setting="tgt")
-    tgt = targets[0]
+    targets = target_languages(tgt)
     if init_from is not None and not resume:
         from fitsub.hf.loading import is_hf_model
 
@@ -231,7 +221,7 @@ def train_cmd(
                 out_dir=str(out),
                 method=method,
                 src_lang=src,
-                tgt_lang=tgt,
+                tgt_lang=targets[0],
                 lr=lr,
                 warmup=warmup,
                 max_tokens=max_tokens,
@@ -248,7 +238,7 @@ def train_cmd(
                 corpus=list(corpus),
                 prefixes=list(train_prefix),
                 src=src,
-                tgt=tgt,
+                tgt=targets[0],
                 seed=seed,
             )
             best = run_from_cli(hf, pairs, quiet, lr_given=lr != _D.lr)
@@ -265,19 +255,23 @@ def train_cmd(
             device=device,
         )
     else:
+        settings = data_settings(
+            data=data,
+            corpus=corpus,
+            train_prefix=train_prefix,
+            dev=dev,
+            dev_size=dev_size,
+            src=src,
+            tgt=tgt,
+            length_unit=length_unit,
+            vocab_size=vocab_size,
+            dedupe=dedupe,
+        )
         cfg = TrainConfig.from_options(
             out_dir=str(out),
-            src_lang=src,
-            tgt_lang=tgt,
-            tgt_langs=targets if len(targets) > 1 else [],
-            data_dir=None if data is None else str(data),
-            corpora=list(corpus),
-            train_prefixes=list(train_prefix),
-            dev_prefix=dev,
-            dev_size=dev_size,
+            **settings,
             method=method,
             arch=arch,
-            length_unit=length_unit,  # validated by TrainConfig.validate
             noise=noise,
             noise_mode=noise_mode,
             length_dropout=length_dropout,
@@ -287,7 +281,6 @@ def train_cmd(
             dec_layers=dec,
             d_ff=ff,
             dropout=dropout,
-            vocab_size=vocab_size,
             init_from=None if init_from is None else str(init_from),
             max_tokens=max_tokens,
             update_freq=update_freq,
@@ -301,7 +294,6 @@ def train_cmd(
             eval_every=eval_every,
             patience=patience,
             keep_checkpoints=keep_checkpoints,
-            dedupe=dedupe,
             bleu_sentences=bleu_sentences,
             seed=seed,
             precision=precision,
