@@ -43,6 +43,7 @@ from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
+from fitsub.nmt.retry import ask_shorter
 from fitsub.nmt.search import beam_search
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
@@ -202,7 +203,13 @@ class NMTBackend:
         return ids, units, rerank
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
-        """n-best candidates per request, best first, in input order."""
+        """n-best candidates per request, best first, in input order; a request whose budget
+        nothing met is asked again, shorter (`fitsub.nmt.retry`)."""
+        out = self._translate_once(requests, n_best)
+        ask_shorter(requests, out, lambda again: self._translate_once(again, n_best))
+        return out
+
+    def _translate_once(self, requests: Sequence[Request], n_best: int) -> list[list[Candidate]]:
         out: list[list[Candidate]] = [[] for _ in requests]
         todo: list[Row] = []
         for i, req in enumerate(requests):
