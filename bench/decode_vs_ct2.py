@@ -64,78 +64,20 @@ def sentences(n: int) -> list[str]:
     return [s for s in out if s.strip()][:n]
 
 
-def convert(model_dir: Path, out_dir: Path, quantization: str | None = None) -> Path:
-    """Write a CTranslate2 model of the checkpoint's weights (unconstrained mode)."""
-    import ctranslate2
-    import numpy as np
-    from ctranslate2.converters.converter import Converter
-    from ctranslate2.specs import common_spec, transformer_spec
-
+def convert(model_dir: Path, out_dir: Path) -> Path:
+    """Write a CTranslate2 model of the checkpoint's weights (unconstrained mode): fitsub's own
+    conversion (`fitsub.nmt.ct2`), the one `fitsub translate` uses."""
     from fitsub.nmt.checkpoint import load_checkpoint
-    from fitsub.nmt.length_encodings import sinusoidal
+    from fitsub.nmt.ct2 import checkpoint_digest, expressible
+    from fitsub.nmt.ct2 import convert as ct2_convert
 
     model, tok, cfg, _ = load_checkpoint(model_dir)
-    if cfg.encoding not in ("sinusoidal", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel"):
-        raise SystemExit(f"{cfg.encoding}: no position term without a length; not convertible")
-    sd = {k: v.float().numpy() for k, v in model.state_dict().items()}
-
-    def lin(spec: Any, name: str) -> None:
-        spec.weight, spec.bias = sd[f"{name}.weight"], sd[f"{name}.bias"]
-
-    def norm(spec: Any, name: str) -> None:
-        spec.gamma, spec.beta = sd[f"{name}.weight"], sd[f"{name}.bias"]
-
-    import torch
-
-    table = sinusoidal(torch.arange(cfg.max_positions), cfg.d_model).numpy()
-
-    class FitsubConverter(Converter):
-        def _load(self) -> Any:
-            spec = transformer_spec.TransformerSpec.from_config(
-                (cfg.enc_layers, cfg.dec_layers),
-                cfg.n_heads,
-                pre_norm=True,
-                activation=common_spec.Activation.GELU,
-            )
-            spec.config.layer_norm_epsilon = 1e-5
-            enc, dec = spec.encoder, spec.decoder
-            enc.embeddings[0].weight = sd["embed.weight"]
-            dec.embeddings.weight = sd["embed.weight"]
-            enc.position_encodings.encodings = table
-            dec.position_encodings.encodings = table
-            dec.projection.weight = sd["embed.weight"]
-            norm(enc.layer_norm, "enc_norm")
-            norm(dec.layer_norm, "dec_norm")
-            for i, layer in enumerate(enc.layer):
-                p = f"enc_layers.{i}"
-                norm(layer.self_attention.layer_norm, f"{p}.ln1")
-                lin(layer.self_attention.linear[0], f"{p}.attn.qkv")
-                lin(layer.self_attention.linear[1], f"{p}.attn.proj")
-                norm(layer.ffn.layer_norm, f"{p}.ln2")
-                lin(layer.ffn.linear_0, f"{p}.ff.up")
-                lin(layer.ffn.linear_1, f"{p}.ff.down")
-            for i, layer in enumerate(dec.layer):
-                p = f"dec_layers.{i}"
-                norm(layer.self_attention.layer_norm, f"{p}.ln1")
-                lin(layer.self_attention.linear[0], f"{p}.self_attn.qkv")
-                lin(layer.self_attention.linear[1], f"{p}.self_attn.proj")
-                norm(layer.attention.layer_norm, f"{p}.ln2")
-                lin(layer.attention.linear[0], f"{p}.cross_attn.q")
-                lin(layer.attention.linear[1], f"{p}.cross_attn.kv")
-                lin(layer.attention.linear[2], f"{p}.cross_attn.proj")
-                norm(layer.ffn.layer_norm, f"{p}.ln3")
-                lin(layer.ffn.linear_0, f"{p}.ff.up")
-                lin(layer.ffn.linear_1, f"{p}.ff.down")
-            vocab = [tok.sp.id_to_piece(i) for i in range(tok.vocab_size)]
-            spec.register_source_vocabulary(vocab)
-            spec.register_target_vocabulary(vocab)
-            return spec
-
-    del ctranslate2, np
-    return Path(FitsubConverter().convert(str(out_dir), quantization=quantization, force=True))
+    why = expressible(cfg, unconstrained=True)
+    if why is not None:
+        raise SystemExit(f"{model_dir}: {why}")
+    return ct2_convert(model, tok, out_dir, checkpoint_digest(model_dir))
 
 
-# ---- workers: one process per engine, configurations sent as JSON lines ----------------------
 def _peak_mb() -> float:
     """This process's peak RSS (VmHWM: ru_maxrss would carry the parent's peak across exec)."""
     for line in Path("/proc/self/status").read_text().splitlines():
