@@ -20,6 +20,7 @@ length, so it is given the source's own length instead (Lakew et al.'s length-ma
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Sequence
 from contextlib import nullcontext
@@ -144,11 +145,6 @@ class NMTBackend:
         # file, or "off"; `lexicon_note` says which (or why none), for the CLI to say once
         self.lexicon: Lexicon | None
         self.lexicon, self.lexicon_note = load_lexicon(model_dir, lexicon, tuple(self.cfg.targets))
-        self.lexicon_mask = (
-            None
-            if self.lexicon is None
-            else LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
-        )
         # the word links of the quality score (fitsub.quality.links; None: the signal is missing,
         # and `links_note` says so once)
         self.links: WordLinks | None = model_links(model_dir, tuple(self.cfg.targets))
@@ -255,9 +251,17 @@ class NMTBackend:
         bounds = (req.target_chars, req.max_chars, req.min_chars)
         return all(b is None for b in bounds) and not self._keeps_lexicon(req)
 
+    @functools.cached_property
+    def lexicon_mask(self) -> LexiconMask | None:
+        """The lexicon as masks over the vocabulary, built on the first search that keeps to it
+        (0.6 s with a dictionary's 300,000 words: a run that re-fits nothing never pays it)."""
+        if self.lexicon is None:
+            return None
+        return LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
+
     def _keeps_lexicon(self, req: Request) -> bool:
         """Whether this request's search keeps to the lexicon (`Request.lexicon`)."""
-        return self.lexicon_mask is not None and req.lexicon
+        return self.lexicon is not None and req.lexicon
 
     def _run(
         self,

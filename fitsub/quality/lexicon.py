@@ -27,6 +27,7 @@ counts the words of the model's training target text; `write_lexicon` keeps thos
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -80,12 +81,13 @@ class Lexicon:
     # the language's word list (`fitsub.quality.dictionary`): its words are real, its search words
     # (every listed word that is not English) may be written too
     dictionary: WordList | None = field(default=None, compare=False)
-    _sorted: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if not self._sorted:
-            listed = self.dictionary.search_words if self.dictionary is not None else ()
-            object.__setattr__(self, "_sorted", tuple(sorted(set(self.counts).union(listed))))
+    @functools.cached_property
+    def _sorted(self) -> tuple[str, ...]:
+        """Every word the search may write, sorted (built on first use: a run that re-fits no
+        line never sorts 300,000 words)."""
+        listed = self.dictionary.search_words if self.dictionary is not None else ()
+        return tuple(sorted(set(self.counts).union(listed)))
 
     def __len__(self) -> int:
         return len(self.counts)

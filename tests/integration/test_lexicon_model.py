@@ -125,12 +125,12 @@ def test_a_corrupt_word_list_is_one_line_exit_2(
 
     import fitsub.quality.dictionary as dictionary
 
-    def corrupt(lang: str, wordlist: str = "best") -> dict[str, float]:
+    def corrupt(lang: str, wordlist: str = "best") -> list[list[str]]:
         raise ValueError("unpack(b) received extra data")
 
     model = tiny_checkpoint(tmp_path)
     _write(model / LEXICON_FILE, {"casa": 3})
-    monkeypatch.setattr(wordfreq, "get_frequency_dict", corrupt)
+    monkeypatch.setattr(wordfreq, "get_frequency_list", corrupt)
     dictionary._cached_list.cache_clear()
     dictionary.load_dictionary.cache_clear()
     try:

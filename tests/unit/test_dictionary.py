@@ -67,10 +67,10 @@ def test_a_missing_or_corrupt_word_list_is_one_input_error(
 ) -> None:
     import wordfreq
 
-    def broken(lang: str, wordlist: str = "best") -> dict[str, float]:
+    def broken(lang: str, wordlist: str = "best") -> list[list[str]]:
         raise OSError("not a gzipped file")
 
-    monkeypatch.setattr(wordfreq, "get_frequency_dict", broken)
+    monkeypatch.setattr(wordfreq, "get_frequency_list", broken)
     dictionary._cached_list.cache_clear()
     load_dictionary.cache_clear()
     try:
@@ -80,3 +80,14 @@ def test_a_missing_or_corrupt_word_list_is_one_input_error(
     finally:
         dictionary._cached_list.cache_clear()
         load_dictionary.cache_clear()
+
+
+def test_a_cbpack_list_reads_as_zipf_with_each_words_highest_frequency() -> None:
+    """Bucket i holds words of frequency 10^(-i/100): zipf 9 - i/100; an entry of several words
+    gives its letter runs, a word seen in two buckets keeps the more frequent one."""
+    buckets: list[list[str]] = [[] for _ in range(400)]
+    buckets[300] = ["casa"]  # zipf 6.0
+    buckets[350] = ["dell'anno", "gatto", "00"]  # zipf 5.5
+    buckets[399] = ["anno", "Casa"]  # zipf 4.01: "anno" keeps 5.5, "casa" keeps 6.0
+    z = dictionary._zipf_by_word(buckets)
+    assert z == pytest.approx({"casa": 6.0, "dell": 5.5, "anno": 5.5, "gatto": 5.5})
