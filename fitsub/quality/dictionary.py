@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -31,10 +32,12 @@ from pathlib import Path
 
 from fitsub.errors import InputError
 from fitsub.quality.lexicon import Lexicon, words_of
+from fitsub.unpack import gunzip_bounded
 
 WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
 ENGLISH_MARGIN = 0.5  # zipf: English when en - target >= this ("blade" 0.91, "computer" 0.11)
 NAME_ZIPF = 3.0  # a capitalised source word rarer than this in English reads as a name
+LIST_LIMIT = 32 << 20  # bytes a decompressed word list may hold (the largest, ru: 12.5 MiB)
 COMPOUND_PART = 4  # shortest part of a split German compound ...
 COMPOUND_ZIPF = 2.5  # ... and its least frequency (the large list holds fragments: "blab", "lub")
 LANGUAGES = ("it", "de", "fr", "es")
@@ -171,20 +174,46 @@ def english_words(
     return out
 
 
+def list_path(lang: str) -> Path:
+    """Where wordfreq's large list of `lang` lies inside its package (found without importing
+    wordfreq, whose import costs 0.2-0.4 s: it walks the stack to find its own folder)."""
+    spec = importlib.util.find_spec("wordfreq")
+    if spec is None or spec.origin is None:
+        raise InputError(None, "word lists: wordfreq is not installed (pip install wordfreq)")
+    return Path(spec.origin).parent / "data" / f"{WORDLIST}_{lang}.msgpack.gz"
+
+
+def read_cbpack(path: Path) -> list[list[str]]:
+    """The buckets of a cBpack file (gzip of msgpack: a header {"format": "cB", "version": 1},
+    then one list of words per centibel of frequency; wordfreq's `read_cBpack`), decompressed
+    within `LIST_LIMIT`; InputError naming the file when it is missing, corrupt or not cBpack."""
+    import msgpack  # wordfreq's own dependency
+
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise InputError(path, f"cannot read the word list: {err.strerror or err}") from err
+    data = gunzip_bounded(raw, LIST_LIMIT, path, "word list")
+    try:
+        packed = msgpack.unpackb(data, raw=False)
+    except (ValueError, msgpack.UnpackException) as err:
+        raise InputError(path, f"cannot read the word list: {err}") from err
+    header = packed[0] if isinstance(packed, list) and packed else None
+    if not isinstance(header, dict) or header.get("format") != "cB" or header.get("version") != 1:
+        raise InputError(path, "not a word list of wordfreq's cBpack format (bad header)")
+    buckets: list[list[str]] = packed[1:]
+    if not all(isinstance(b, list) and all(isinstance(w, str) for w in b) for b in buckets):
+        raise InputError(
+            path, "not a word list of wordfreq's cBpack format (a bucket is not words)"
+        )
+    if not any(buckets):
+        raise InputError(path, "the word list is empty")
+    return buckets
+
+
 def _wordfreq_list(lang: str) -> dict[str, float]:
     """wordfreq's large list of `lang` as zipf by fitsub word; InputError naming the list."""
-    try:
-        import wordfreq
-    except ImportError as err:
-        raise InputError(None, f"word lists: wordfreq is not installed ({err})") from err
-    where = Path(wordfreq.__file__).parent / "data" / f"{WORDLIST}_{lang}.msgpack.gz"
-    try:
-        buckets = wordfreq.get_frequency_list(lang, wordlist=WORDLIST)
-    except (OSError, ValueError, LookupError, EOFError) as err:
-        raise InputError(where, f"cannot read the word list: {err}") from err
-    if not any(buckets):
-        raise InputError(where, "the word list is empty")
-    return _zipf_by_word(buckets)
+    return _zipf_by_word(read_cbpack(list_path(lang)))
 
 
 @functools.lru_cache(maxsize=2)

@@ -121,16 +121,13 @@ def test_a_model_without_a_lexicon_says_so_once(
 def test_a_corrupt_word_list_is_one_line_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import wordfreq
-
     import fitsub.quality.dictionary as dictionary
-
-    def corrupt(lang: str, wordlist: str = "best") -> list[list[str]]:
-        raise ValueError("unpack(b) received extra data")
 
     model = tiny_checkpoint(tmp_path)
     _write(model / LEXICON_FILE, {"casa": 3})
-    monkeypatch.setattr(wordfreq, "get_frequency_list", corrupt)
+    corrupt = tmp_path / "large_it.msgpack.gz"
+    corrupt.write_bytes(b"\x1f\x8b\x08\x00 truncated")
+    monkeypatch.setattr(dictionary, "list_path", lambda lang: corrupt)
     dictionary._cached_list.cache_clear()
     dictionary.load_dictionary.cache_clear()
     try:

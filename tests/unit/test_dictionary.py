@@ -3,6 +3,9 @@ language by frequency, German compounds split, a broken list refused in one line
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
 import pytest
 
 import fitsub.quality.dictionary as dictionary
@@ -62,24 +65,52 @@ def test_a_lexicon_with_its_dictionary_calls_no_real_word_unknown() -> None:
     assert with_dictionary(Lexicon({"x": 2}, language="nl")).dictionary is None
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "cannot read the word list"),
+        (b"not gzip at all", "not readable gzip"),
+        (gzip.compress(b"\xc1\xc1"), "cannot read the word list"),
+        (gzip.compress(b"\x92\x81\xa6format\xa2xx\x90"), "bad header"),
+        (gzip.compress(b"\x91\x82\xa6format\xa2cB\xa7version\x01"), "is empty"),
+    ],
+)
 def test_a_missing_or_corrupt_word_list_is_one_input_error(
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes | None, says: str
 ) -> None:
-    import wordfreq
-
-    def broken(lang: str, wordlist: str = "best") -> list[list[str]]:
-        raise OSError("not a gzipped file")
-
-    monkeypatch.setattr(wordfreq, "get_frequency_list", broken)
+    path = tmp_path / "large_es.msgpack.gz"
+    if content is not None:
+        path.write_bytes(content)
+    monkeypatch.setattr(dictionary, "list_path", lambda lang: path)
     dictionary._cached_list.cache_clear()
     load_dictionary.cache_clear()
     try:
         with pytest.raises(InputError) as err:
             load_dictionary("es")
-        assert "large_es.msgpack.gz" in str(err.value) and "not a gzipped file" in str(err.value)
+        assert "large_es.msgpack.gz" in str(err.value) and says in str(err.value)
+        assert "\n" not in str(err.value)
     finally:
         dictionary._cached_list.cache_clear()
         load_dictionary.cache_clear()
+
+
+def test_the_shipped_lists_read_without_importing_wordfreq() -> None:
+    """The lists are read straight from wordfreq's data folder (its import is slow); what comes
+    out is what wordfreq itself reads."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from fitsub.quality.dictionary import load_dictionary; "
+        "d = load_dictionary('it'); print(d.knows('apiari'), 'wordfreq' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "False"]
+    import wordfreq
+
+    buckets = dictionary.read_cbpack(dictionary.list_path("it"))
+
+    assert buckets == wordfreq.get_frequency_list("it", wordlist=dictionary.WORDLIST)
 
 
 def test_a_cbpack_list_reads_as_zipf_with_each_words_highest_frequency() -> None:
