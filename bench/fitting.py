@@ -16,6 +16,21 @@ its JSON report and scores it:
   reference;
 * `fits`: the share of segments whose fitted output is within its budget.
 
+With `--words` (issue 43: a line a subtitler can trust) each run also gets, judged with this
+checkout's word rules (the tree's model lexicon beside `fitsub.quality.dictionary`'s lists):
+
+* `changed_real`: sentences whose unconstrained translation fits its slot, holds no word
+  outside the lexicon, the word list and the source, no English word and no flag but
+  `low-quality`, and whose fitted output differs from it (target 0);
+* `english_lines` / `english_unflagged`: cues whose fitted output holds English
+  (`english_left`), and of them those without `untranslated`; `english_words` lists them;
+* `nonword_lines`: cues whose fitted output holds a word no list knows (`unknown_words`);
+* `mid_phrase` / `mid_phrase_unflagged`: sentences whose fitted output ends on a dangling
+  word (`dangling_end`), and of them those without `cut-sentence`;
+* `names`: each recurring source name (`fitsub.pipeline.names`) and its fitted renderings;
+* `ref_words` / `ref_unknown`: words of the human reference and those that neither the
+  lexicon nor the word list (nor the cue's source) knows: false `unknown-word`.
+
 Modes: `slot` runs `--profile netflix-LANG` alone (the budget that counts is the cue's slot:
 min(layout, speed), read from the report's limits); `iso` adds `--ratio 1.0` (the budget is the
 report's own). The current release has no modes: its `--profile` run is measured against both.
@@ -27,6 +42,8 @@ len/14 s (clamped to 1-7 s), 200 ms between the cues of a sentence, 600 ms betwe
     python bench/fitting.py --tree /tmp/base --name release --out /tmp/fit
     python bench/fitting.py --tree . --name branch --out /tmp/fit --table
     python bench/fitting.py --tree . --name branch --out /tmp/fit --files film,bees --modes slot
+    python bench/fitting.py --tree . --name final --out /tmp/fit --files film,bees --modes slot \
+        --lang de --words
 
 Uses one thread (`--threads 1`); a run of 300 MuST-C lines takes a few minutes on a shared core.
 """
@@ -192,6 +209,82 @@ def score(
     return out
 
 
+def word_counts(
+    report: dict[str, Any], refs: list[str], tree: Path, lang: str, slot: bool
+) -> dict[str, Any]:
+    """The issue-43 figures of one run (module docstring, `--words`)."""
+    import re
+
+    from fitsub.pipeline.names import recurring_names, renderings
+    from fitsub.quality.dictionary import english_left, load_dictionary, with_dictionary
+    from fitsub.quality.flags import segment_flags
+    from fitsub.quality.lexicon import model_lexicon, unknown_words, words_of
+    from fitsub.quality.sentence_end import dangling_end
+
+    lexicon = model_lexicon(tree / "models" / f"en-{lang}")
+    dictionary = load_dictionary(lang)
+    assert lexicon is not None and dictionary is not None, f"no lexicon or word list for {lang}"
+    lexicon = with_dictionary(lexicon, lang)
+    segs = [s for s in report["segments"] if s["translated"]]
+    out: dict[str, Any] = {}
+    left = [(s, english_left(s["source"], s["fitted"], dictionary)) for s in segs]
+    english = [(s, words) for s, words in left if words]
+
+    def flagged(s: dict[str, Any], name: str) -> bool:
+        return any(f["name"] == name for f in s["flags"])
+
+    out["english_lines"] = len(english)
+    out["english_unflagged"] = sum(not flagged(s, "untranslated") for s, _ in english)
+    out["english_words"] = [" ".join(w) for _, w in english]
+    nonword = [s for s in segs if unknown_words(s["fitted"], [s["source"]], lexicon)]
+    out["nonword_lines"] = len(nonword)
+    out["nonword_unflagged"] = sum(not flagged(s, "unknown-word") for s in nonword)
+    by_group: dict[int, list[dict[str, Any]]] = {}
+    for s in segs:
+        by_group.setdefault(s["group"] if s["group"] >= 0 else -1 - s["index"], []).append(s)
+    changed = mid = mid_unflagged = 0
+    for cues in by_group.values():
+        source = " ".join(s["source"] for s in cues)
+        free = " ".join(" ".join(s["unconstrained"].split()) for s in cues)
+        fitted = " ".join(" ".join(s["fitted"].split()) for s in cues)
+        if dangling_end(source, fitted, lang):
+            mid += 1
+            mid_unflagged += not any(flagged(s, "cut-sentence") for s in cues)
+        fits = all(
+            s["unconstrained_chars"] <= (slot_of(s["budget"]) if slot else s["budget"]["chars"])
+            for s in cues
+        )
+        flags = segment_flags(source, free, free, None, True, (), tgt_lang=lang)
+        if (
+            fits
+            and not unknown_words(free, [source], lexicon)
+            and not english_left(source, free, dictionary)
+            and all(f.name == "low-quality" for f in flags)
+        ):
+            changed += fitted != free
+    out["changed_real"] = changed
+    out["mid_phrase"] = mid
+    out["mid_phrase_unflagged"] = mid_unflagged
+    recurring = recurring_names([s["source"] for s in report["segments"]])
+    out["names"] = {
+        n: sorted({r for s in segs for r in renderings(n, s["fitted"])}) for n in recurring
+    }
+    markup = re.compile(r"<[^>]+>|\{[^}]*\}")
+    sources = [s["source"] for s in report["segments"]]
+    ref_words = ref_unknown = 0
+    unknown: list[str] = []
+    for src, ref in zip(sources, refs, strict=True):
+        clean = markup.sub("", ref)
+        ref_words += len(words_of(clean))
+        found = unknown_words(clean, [src], lexicon)
+        ref_unknown += len(found)
+        unknown += found
+    out["ref_words"] = ref_words
+    out["ref_unknown"] = ref_unknown
+    out["ref_unknown_words"] = unknown
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tree", type=Path, required=True, help="source tree to run")
@@ -205,6 +298,9 @@ def main() -> None:
     parser.add_argument("--modes", default="slot,iso")
     parser.add_argument("--policy", default=None, help="--length-policy (default: the tree's)")
     parser.add_argument("--table", action="store_true", help="print every run in --out")
+    parser.add_argument(
+        "--words", action="store_true", help="add issue 43's counts (module docstring)"
+    )
     parser.add_argument(
         "--rescore", action="store_true", help="score the reports already in --out again"
     )
@@ -247,6 +343,8 @@ def main() -> None:
                     report = run_tree(tree, srt, args.lang, iso, out, args.policy)
             key = f"{args.name}/{name}/{args.lang}/{mode}"
             results[key] = score(report, refs, owner, mode == "slot", args.lang)
+            if args.words and owner is None:
+                results[key] |= word_counts(report, refs, tree, args.lang, mode == "slot")
             print(key, json.dumps(results[key]), flush=True)
             results_path.write_text(json.dumps(results, indent=2) + "\n")
     if args.table:

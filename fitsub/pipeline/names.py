@@ -11,7 +11,10 @@ the per-file glossary entry, and every other rendering of it in the file is repl
   its first `STEM` letters ("London" / "Londra", "Scales" / "Scala"), in lower case compared;
 * the **entry** is the name as written when some translation keeps it so (a name copied is the
   model's confident choice, and names are kept across languages), else the first rendering in
-  the file; an explicit glossary term is never touched (the glossary already fixes it).
+  the file; an explicit glossary term is never touched (the glossary already fixes it);
+* a translation that already writes the entry is left as it is: the name is rendered there, and
+  another capitalised word sharing its first letters is another word (German nouns: "Herr Marks
+  öffnete den Markt." keeps its "Markt").
 
 Pure functions over texts; the pipeline applies them cue by cue within each cue's budget
 (`fitsub.pipeline.assemble.consistent_names`).
@@ -67,8 +70,11 @@ def entries(names: Sequence[str], translations: Sequence[str]) -> dict[str, str]
 
 
 def unify(translation: str, entry_of: Mapping[str, str]) -> str:
-    """`translation` with every other rendering of each name replaced by its entry."""
+    """`translation` with every other rendering of each name replaced by its entry, unless it
+    already writes the entry (module docstring)."""
     for name, entry in entry_of.items():
+        if any(m.group() == entry for m in _WORD.finditer(translation)):
+            continue
         stem = name[:STEM].lower()
 
         def swap(m: re.Match[str], stem: str = stem, entry: str = entry) -> str:

@@ -37,3 +37,14 @@ def test_one_rendering_the_name_kept_when_a_translation_keeps_it() -> None:
     ]
     assert entries(["London"], ["A Londra.", "Da Londres."]) == {"London": "Londra"}
     assert unify("La scala è alta.", {"Scales": "Scales"}) == "La scala è alta."  # lower case
+
+
+def test_a_cue_that_writes_the_name_keeps_its_other_capitalised_words() -> None:
+    # German capitalises nouns: "Markt" (market) shares the first letters of "Marks"
+    sources = ["Mr. Marks opened the market at six.", "Then Mr. Marks went home."]
+    texts = ["Herr Marks öffnete den Markt um sechs.", "Dann ging Herr Marks nach Hause."]
+    entry = entries(recurring_names(sources), texts)
+    assert entry == {"Marks": "Marks"}
+    assert [unify(t, entry) for t in texts] == texts
+    assert unify("Frag Herrn Berger nach dem Berg.", {"Berger": "Berger"}).endswith("dem Berg.")
+    assert unify("Dann ging Herr Markus.", {"Marks": "Marks"}) == "Dann ging Herr Marks."
