@@ -70,6 +70,7 @@ POSSESSIVE: Mapping[str, frozenset[str]] = {
 }
 EN_POSSESSIVE = frozenset("mine yours his hers its ours theirs own me".split())
 _AFTER_ARTICLE = frozenset({"it", "es"})  # a possessive there may follow its noun
+_NE = frozenset("uno una alcuni alcune".split())  # after "ne": a pronoun, "ne trovo una"
 _CLOSERS = "\"'”’»)]}"
 _ELLIPSIS = re.compile(r"(\.\.\.|…)$")
 _LAST_WORD = re.compile(r"[^\W_]+")  # letters or digits: a sentence may end on a number
@@ -94,9 +95,18 @@ def dangling_end(source: str, text: str, lang: str | None) -> str | None:
     word = words_of(last.group())[-1] if words_of(last.group()) else ""
     if text[: last.start()].endswith("-"):  # "Prends-le.": a pronoun after its verb
         return None
-    if word in dangling:
+    if word in dangling and not _pronoun(text[: last.start()], word, lang or ""):
         return word
     return word if possessive_end(source, text[: last.start()], word, lang or "") else None
+
+
+def _pronoun(before: str, word: str, lang: str) -> bool:
+    """Whether a listed last `word` is a pronoun there: Italian "nessuno ne ha mai vista
+    una", "ne ho individuati alcuni" ("ne" among the four words before); French "quelqu'un" (4 of the 7 dev reference lines the lists called cut)."""
+    prev = words_of(before)
+    if lang == "it":
+        return word in _NE and "ne" in prev[-4:]
+    return lang == "fr" and word == "un" and before.lower().rstrip("'’").endswith("quelqu")
 
 
 def possessive_end(source: str, before: str, word: str, lang: str) -> bool:

@@ -65,3 +65,11 @@ def test_no_line_of_the_human_references_is_called_cut() -> None:
         called = [r.text for s, r in zip(source, reference, strict=True)
                   if dangling_end(s.text, r.text, "it")]  # fmt: skip
         assert called == [], name
+
+
+def test_a_quantifier_after_ne_and_quelqu_un_are_pronouns_not_cut() -> None:
+    assert dangling_end("I spotted a few.", "Ne ho individuati alcuni.", "it") is None
+    assert dangling_end("Nobody ever saw one.", "Nessuno ne ha mai vista una.", "it") is None
+    assert dangling_end("I spotted a few birds.", "Ho visto alcuni.", "it") == "alcuni"
+    assert dangling_end("She shouts at someone.", "Elle crie sur quelqu'un.", "fr") is None
+    assert dangling_end("She shouts at a man.", "Elle crie sur un.", "fr") == "un"
