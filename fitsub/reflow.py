@@ -23,6 +23,7 @@ with its whitespace normalised.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 
@@ -249,6 +250,10 @@ def _layout(
     return min(ends, key=lambda value: value[0]) if ends else None
 
 
+# whitespace a line may break at: any but the no-break spaces ("«\u00a0oui\u00a0»" stays one word)
+_BREAKABLE = re.compile(r"[^\S\u00a0\u202f\u2007]+")
+
+
 def reflow(text: str, cpl: int, lines: int, lang: str = "it") -> list[str]:
     """Break `text` into at most `lines` lines of at most `cpl` characters where possible.
 
@@ -257,8 +262,8 @@ def reflow(text: str, cpl: int, lines: int, lang: str = "it") -> list[str]:
     """
     if cpl < 1 or lines < 1:
         raise ValueError(f"cpl and lines must be at least 1, got cpl={cpl}, lines={lines}")
-    words = text.split()
-    if not words:
+    words = _BREAKABLE.split(text.strip())
+    if words == [""]:
         return []
     joined = " ".join(words)
     if char_length(joined) <= cpl or lines == 1:

@@ -86,6 +86,8 @@ class Recorder:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.name = inner.name
+        self.lexicon = inner.lexicon  # the word resources the pipeline reads (and the dictionary)
+        self.links = inner.links
         self.seen: dict[tuple[str, int | None], list[tuple[str, float]]] = {}
 
     def known_words(self) -> Any:

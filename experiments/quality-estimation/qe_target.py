@@ -13,7 +13,12 @@ Variants (each measured alone in `fit`, and as candidates in `qe_select.py`):
 * `foreign_share_20`, `foreign_share_1000`, `foreign_count`: `foreign_share` at other lexicon
   counts, and as a count of words;
 * `predicted_ratio`: log((fitted + 10) / (predicted + 10) characters), the predicted length of
-  the shipped length predictor (`models/en-XX/length-predictor`), signed.
+  the shipped length predictor (`models/en-XX/length-predictor`), signed;
+* with the target language's word list (`fitsub.quality.dictionary`, issue 43):
+  `english_left` (the count of words `untranslated` names: `english_left`; their share of the
+  output's words is `fitsub.quality.target.english_share`, shipped) and `unreal_share` (the
+  share of the output's words not copied from the source that neither the lexicon nor the
+  word list knows: non-words).
 """
 
 from __future__ import annotations
@@ -67,6 +72,26 @@ def foreign_variants(source: str, out: list[str], lexicon: Any) -> dict[str, flo
     return res
 
 
+def dictionary_variants(
+    source: str, fitted: str, lexicon: Any, dictionary: Any
+) -> dict[str, float | None]:
+    """`english_left`, `unreal_share` (module docstring); None without a list."""
+    from fitsub.quality.dictionary import english_left
+    from fitsub.quality.lexicon import words_of
+
+    out = words_of(fitted)
+    if dictionary is None or not out:
+        return dict.fromkeys(("english_left", "unreal_share"))
+    english = len(english_left(source, fitted, dictionary))
+    src = set(words_of(source))
+    own = [w for w in out if w not in src]
+    unreal = [w not in lexicon.counts and not dictionary.knows(w) for w in own]
+    return {
+        "english_left": float(english),
+        "unreal_share": fmean(unreal) if unreal else 0.0,
+    }
+
+
 def predicted_lengths(model_dir: Path, sources: Sequence[str]) -> tuple[list[int], float]:
     """(predicted target characters of each source, CPU seconds) by the model's length predictor."""
     from fitsub.lengthpred.predictor import default_predictor_dir, load_predictor
@@ -87,14 +112,17 @@ def predicted_ratio(fitted: str, predicted: int | None) -> float | None:
 
 def refresh(lang: str, rows: list[dict[str, Any]], lexicon: Any) -> None:
     """Recompute the text-only target signals of cached `rows` in place (today's code)."""
+    from fitsub.quality.dictionary import load_dictionary, with_dictionary
     from fitsub.quality.lexicon import words_of
     from fitsub.quality.target import (
+        english_share,
         foreign_share,
         lexicon_signals,
         mismatch_signals,
         repeated_words,
     )
 
+    listed = with_dictionary(lexicon, lang)  # the lexicon as the pipeline reads it
     for r in rows:
         s, f = r["source"], r["fitted"]
         sig = r["signals"]
@@ -104,6 +132,8 @@ def refresh(lang: str, rows: list[dict[str, Any]], lexicon: Any) -> None:
         sig["foreign_share"] = foreign_share(s, f, lexicon) if words_of(f) else None
         sig.update(variants(s, f, lexicon))
         sig["predicted_ratio"] = predicted_ratio(f, r.get("predicted"))
+        sig.update(dictionary_variants(s, f, lexicon, load_dictionary(lang)))
+        sig["english_share"] = english_share(s, f, listed)
 
 
 def misses(rows: list[dict[str, Any]], model_path: Path, lang: str, n: int) -> None:

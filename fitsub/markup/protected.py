@@ -13,6 +13,7 @@ from fitsub.markup.tags import strip_markup
 from fitsub.units import char_length
 
 SPACE = re.compile(r"\s+")
+BREAKING = re.compile(r"[^\S\u00a0\u202f\u2007]+")  # whitespace but the no-break spaces
 # A speaker label: upper case with a colon ("JOHN: "), or a name in brackets before the words
 # as SDH exports write it ("[Alba] ", "[Mr. Reyes] "; a sound effect, "[door slams]", is not).
 LABEL = re.compile(
@@ -128,7 +129,10 @@ class Protected:
             )
         lines = []
         for k, (turn, text) in enumerate(zip(self.turns, translated, strict=True)):
-            words = "\n".join(SPACE.sub(" ", line).strip() for line in text.strip().split("\n"))
+            # a translation's no-break spaces are kept (French « … »: fitsub.pipeline.typography)
+            words = "\n".join(
+                BREAKING.sub(" ", line).strip(" ") for line in text.strip().split("\n")
+            )
             if turn.inline:
                 placed = (
                     spans[k] if spans is not None else project(turn.plain, turn.inline, text).spans

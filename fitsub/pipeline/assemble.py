@@ -211,7 +211,7 @@ def assemble(
     words under inline tags translated alone (`fitsub.pipeline.inline`); `links`: the model's
     word links (`fitsub.quality.links`), for `dropped-content`."""
     glossary = opts.glossary.terms if opts.glossary is not None else ()
-    typeset(planned, got, {w.lower() for t in glossary for w in t.source.split()})
+    typeset(planned, got, {w.lower() for t in glossary for w in t.source.split()}, lang=opts.lang)
     results: list[SegmentResult] = []
     new_texts: list[str] = []
     for i, (seg, p) in enumerate(zip(doc.segments, planned, strict=True)):

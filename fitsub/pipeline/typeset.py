@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from fitsub.pipeline.names import entries, recurring_names, unify
 from fitsub.pipeline.plan import PlannedSegment
 from fitsub.pipeline.share import CueTexts
-from fitsub.pipeline.typography import follow_source
+from fitsub.pipeline.typography import follow_source, target_quotes
 from fitsub.units import char_length
 
 
@@ -29,11 +29,19 @@ def _within(p: PlannedSegment, old: Mapping[int, str], new: Mapping[int, str]) -
     return p.budget is not None and chars(new) <= max(p.budget.chars, chars(old))
 
 
-def typeset(planned: Sequence[PlannedSegment], got: CueTexts, exempt: Collection[str]) -> None:
+def typeset(
+    planned: Sequence[PlannedSegment],
+    got: CueTexts,
+    exempt: Collection[str],
+    lang: str | None = None,
+) -> None:
     """Every cue's fitted and unconstrained turns made consistent over the file: one rendering
-    per recurring name (`fitsub.pipeline.names`; glossary terms `exempt`), the typography of its source
-    (`fitsub.pipeline.typography.follow_source`: ellipses kept, single spaces); a fitted cue changes
-    only where it stays within its budget (an ellipsis put back costs characters)."""
+    per recurring name (`fitsub.pipeline.names`; glossary terms `exempt`), the typography of its
+    source (`fitsub.pipeline.typography.follow_source`: ellipses kept, single spaces) and of the
+    target language `lang` (`target_quotes`); a fitted cue changes only where it stays within
+    its budget (an ellipsis put back, French quotation marks cost characters: without the
+    quotation marks when only they do not fit). A cue that is its source word for word (a copy)
+    keeps its quotation marks."""
     sources = {
         i: p.protected.turn_texts for i, p in enumerate(planned) if p.protected and i in got.turns
     }
@@ -46,12 +54,20 @@ def typeset(planned: Sequence[PlannedSegment], got: CueTexts, exempt: Collection
             entry_of.setdefault(i, {}).update(entry)
     for i, by_turn in got.turns.items():
         src, here = dict(enumerate(sources.get(i, ()))), entry_of.get(i, {})
-        new = {t: _fix(src.get(t, ""), text, here) for t, text in by_turn.items()}
-        if _within(planned[i], by_turn, new):
-            got.turns[i] = new
+        copy = " ".join(in_order(by_turn)).split() == " ".join(sources.get(i, ())).split()
+        quoted = None if copy else lang
+        for to in (quoted, None):
+            new = {t: _fix(src.get(t, ""), text, here, to) for t, text in by_turn.items()}
+            if _within(planned[i], by_turn, new):
+                got.turns[i] = new
+                break
         if i in got.free:
-            got.free[i] = {t: _fix(src.get(t, ""), x, here) for t, x in got.free[i].items()}
+            free = got.free[i]
+            same = " ".join(in_order(free)).split() == " ".join(sources.get(i, ())).split()
+            got.free[i] = {
+                t: _fix(src.get(t, ""), x, here, None if same else lang) for t, x in free.items()
+            }
 
 
-def _fix(source: str, text: str, entry_of: Mapping[str, str]) -> str:
-    return follow_source(source, unify(text, entry_of))
+def _fix(source: str, text: str, entry_of: Mapping[str, str], lang: str | None) -> str:
+    return target_quotes(source, follow_source(source, unify(text, entry_of)), lang)

@@ -12,6 +12,17 @@ their language are left out of the lists on purpose: German separable particles 
 "diese", "questo", "mio", "nuestro"), Italian "loro", "perché", "come", Spanish "lo"; a French
 pronoun after a hyphen ("Prends-le.") ends its sentence.
 
+**Possessive determiners** ("Saluta i tuoi" for "Say hello to your friends.", "mit seinen",
+"con nuestro"; `POSSESSIVE`) end a phrase too, but most of them are possessive pronouns as well
+("del mio", "salvammo la sua", "als meiner", "ihres": the only ones among the 9,415 dev reference
+lines of the four pairs that close a sentence, each for an English "mine", "hers" or "me"). One
+counts only when the English sentence does not end on a possessive pronoun (`EN_POSSESSIVE`:
+"…than did mine.") and, in Italian and Spanish, where the possessive may follow its noun ("colpa
+mia", "un amigo nuestro"), only after an article or a preposition of `DANGLING` ("i tuoi", "con
+nuestro"). Possessives that are only determiners sit in `DANGLING` itself (French "leurs",
+"ses"; Spanish "tu", "sus"); pronoun look-alikes stay out of both lists (German "sein", the
+verb, and "ihr", "her"; Italian "loro"; French "leur").
+
 The fitting step (`fitsub.pipeline.run.choose`) never lets such a candidate win over one that
 ends well; the flag marks every fitted sentence that still ends so (`cut_sentence`).
 """
@@ -41,10 +52,25 @@ DANGLING: Mapping[str, frozenset[str]] = {
     ),
     "es": frozenset(
         "el la los las un una unos unas a de del al en con por para sin sobre entre hacia "
-        "desde estos estas esos esas mi mis tus su sus cada algunos algunas y e o u pero "
+        "desde estos estas esos esas mi mis tu tus su sus cada algunos algunas y e o u pero "
         "que si".split()
     ),
 }
+POSSESSIVE: Mapping[str, frozenset[str]] = {
+    "it": frozenset(
+        "mio mia miei mie tuo tua tuoi tue suo sua suoi sue nostro nostra nostri nostre "
+        "vostro vostra vostri vostre".split()
+    ),
+    "de": frozenset(
+        "mein meine meinen meinem meiner meines dein deine deinen deinem deiner deines "
+        "seine seinen seinem seiner seines ihre ihren ihrem ihrer ihres unsere unseren "
+        "unserem unserer unseres eure euren eurem eurer eures".split()
+    ),
+    "es": frozenset("nuestro nuestra nuestros nuestras vuestro vuestra vuestros vuestras".split()),
+}
+EN_POSSESSIVE = frozenset("mine yours his hers its ours theirs own me".split())
+_AFTER_ARTICLE = frozenset({"it", "es"})  # a possessive there may follow its noun
+_NE = frozenset("uno una alcuni alcune".split())  # after "ne": a pronoun, "ne trovo una"
 _CLOSERS = "\"'”’»)]}"
 _ELLIPSIS = re.compile(r"(\.\.\.|…)$")
 _LAST_WORD = re.compile(r"[^\W_]+")  # letters or digits: a sentence may end on a number
@@ -82,4 +108,29 @@ def dangling_end(source: str, text: str, lang: str | None) -> str | None:
     word = words_of(last.group())[-1] if words_of(last.group()) else ""
     if text[: last.start()].endswith("-"):  # "Prends-le.": a pronoun after its verb
         return None
-    return word if word in dangling else None
+    if word in dangling and not _pronoun(text[: last.start()], word, lang or ""):
+        return word
+    return word if possessive_end(source, text[: last.start()], word, lang or "") else None
+
+
+def _pronoun(before: str, word: str, lang: str) -> bool:
+    """Whether a listed last `word` is a pronoun there: Italian "nessuno ne ha mai vista
+    una", "ne ho individuati alcuni" ("ne" among the four words before); French "quelqu'un" (4 of the 7 dev reference lines the lists called cut)."""
+    prev = words_of(before)
+    if lang == "it":
+        return word in _NE and "ne" in prev[-4:]
+    return lang == "fr" and word == "un" and before.lower().rstrip("'’").endswith("quelqu")
+
+
+def possessive_end(source: str, before: str, word: str, lang: str) -> bool:
+    """Whether `word`, the last of a translation of `source` (`before` it: the rest), is a
+    possessive determiner left without its noun (module docstring)."""
+    if word not in POSSESSIVE.get(lang, ()):
+        return False
+    src = words_of(source)
+    if src and src[-1] in EN_POSSESSIVE:  # "…than did mine." → "…del mio."
+        return False
+    if lang in _AFTER_ARTICLE:
+        prev = words_of(before)
+        return bool(prev) and prev[-1] in DANGLING[lang]
+    return True

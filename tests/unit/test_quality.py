@@ -216,7 +216,7 @@ def test_hesitation_english_left_in_or_a_name_lost_lower_the_shipped_score() -> 
     base = _confident(30)
     worse_ones = (
         {"entropy": 2.5},
-        {"foreign_share": 0.5},
+        {"english_share": 0.5},
         {"mismatch": 2.0},
         {"src_unlinked": 3.0},
     )

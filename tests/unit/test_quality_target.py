@@ -3,6 +3,7 @@ in the model's lexicon, its least likely word, and names, numbers or a question 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,11 +17,13 @@ from fitsub.backend import OutputScore, Request
 from fitsub.nmt.attention import output_word_index
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.tokenizer import Tokenizer
+from fitsub.quality.dictionary import Dictionary
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.score import QualityModel, estimate, load_model, segment_signals
 from fitsub.quality.target import (
     RARE_COUNT,
     TARGET_SIGNALS,
+    english_share,
     foreign_share,
     lexicon_signals,
     mismatch_signals,
@@ -30,6 +33,12 @@ from fitsub.quality.target import (
     word_scores,
 )
 
+# word lists (zipf frequencies, `fitsub.quality.dictionary`) of Italian and of English
+WORDS = Dictionary(
+    language="it",
+    target={"il": 7.0, "gatto": 4.5, "è": 7.0, "dov": 3.0, "tumore": 4.0, "ape": 4.0},
+    english={"the": 7.5, "luckily": 4.5, "tumour": 4.0, "cat": 5.0, "bee": 4.5, "il": 2.0},
+)
 ITALIAN = Lexicon(
     {
         "il": 90000,
@@ -194,7 +203,7 @@ def test_every_target_signal_is_computed_for_a_line_with_words() -> None:
         "Where is Sintel?",
         "Dov'è Sintel?",
         OutputScore((-1.0, -2.0, -0.5), (1.0,) * 3, output_words=(0, 1, -1)),
-        ITALIAN,
+        dataclasses.replace(ITALIAN, dictionary=WORDS),
         "it",
     )
     assert set(sig) == set(TARGET_SIGNALS)
@@ -225,3 +234,13 @@ def test_english_left_in_the_line_is_counted_but_not_names() -> None:
     common = Lexicon({**ITALIAN.counts, "tumour": 500})
     assert foreign_share(src, "Qualcuno alla Sony ha notato il tumour.", common) == 0
     assert foreign_share(src, "Il tumour.", None) is None
+
+
+def test_english_share_counts_the_english_words_the_word_lists_find() -> None:
+    listed = dataclasses.replace(ITALIAN, dictionary=WORDS)
+    src = "Luckily, someone at Sony noticed the tumour."
+    assert english_share(src, "Per fortuna qualcuno alla Sony ha visto il tumore.", listed) == 0
+    left = english_share(src, "Luckily qualcuno alla Sony ha visto il tumour.", listed)
+    assert left == 2 / 8  # "luckily", "tumour"; the name "Sony" is exempt
+    assert english_share(src, "Luckily il tumour.", ITALIAN) is None  # no word list
+    assert english_share(src, "", listed) is None

@@ -182,3 +182,10 @@ def test_property_no_break_after_article_when_avoidable(
     out = reflow(" ".join(words), cpl, lines, "it")
     if any(clean(layout) for layout in _layouts(words, lines)):
         assert clean(out)
+
+
+def test_a_line_never_breaks_at_a_no_break_space() -> None:
+    text = "Il a dit «\u00a0rentre\u00a0» et il est parti très loin."
+    lines = reflow(text, cpl=12, lines=4, lang="fr")
+    assert "«\u00a0rentre\u00a0»" in lines[1:2] + [w for x in lines for w in x.split(" ")]
+    assert " ".join(lines) == text

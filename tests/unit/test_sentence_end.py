@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from fitsub.formats import read_document
 from fitsub.quality.sentence_end import closes_sentence, dangling_end
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 WEEKS = "Each of them lives only a few weeks."
 
@@ -25,3 +30,46 @@ def test_sentences_that_end_well_or_were_left_open_are_not_cut() -> None:
     assert dangling_end("Sail away, little boat", "Piccola barca del", "it") is None
     assert dangling_end(WEEKS, "Vive solo qualche", "nl") is None  # no list: not judged
     assert closes_sentence('He said, "Go."') and not closes_sentence("Wait…")
+
+
+def test_a_possessive_left_without_its_noun_is_cut() -> None:
+    friends = "Say hello to your friends."
+    assert dangling_end(friends, "Saluta i tuoi.", "it") == "tuoi"
+    assert dangling_end("He came with his dogs.", "Er kam mit seinen.", "de") == "seinen"
+    assert dangling_end("He loves his wife.", "Er liebt seine.", "de") == "seine"
+    assert dangling_end("They sold their houses.", "Ils ont vendu leurs.", "fr") == "leurs"
+    assert dangling_end("They sold their houses.", "Vendieron sus.", "es") == "sus"
+    assert dangling_end("Take your coat.", "Toma tu.", "es") == "tu"
+    assert dangling_end("We went with our friends.", "Fuimos con nuestros.", "es") == "nuestros"
+
+
+def test_a_possessive_pronoun_or_a_possessive_after_its_noun_is_not_cut() -> None:
+    # the English sentence ends on a possessive pronoun: so may the translation
+    assert dangling_end("His received more attention than mine.", "…più del mio.", "it") is None
+    assert dangling_end("I saved hers.", "Ich rettete ihres.", "de") is None
+    assert dangling_end("It is ours.", "Es nuestro.", "es") is None
+    # Italian and Spanish possessives may follow their noun
+    assert dangling_end("It's my fault.", "È colpa mia.", "it") is None
+    assert dangling_end("He is a friend of ours too.", "Es un amigo nuestro.", "es") is None
+    # pronoun look-alikes are in neither list
+    assert dangling_end("We are not sure, to be honest.", "Um ehrlich zu sein.", "de") is None
+    assert dangling_end("I gave it to her.", "Ich gab es ihr.", "de") is None
+    assert dangling_end("I talk to them.", "Parlo con loro.", "it") is None
+
+
+def test_no_line_of_the_human_references_is_called_cut() -> None:
+    for name in ("film", "bees"):
+        source = read_document(SAMPLES / f"{name}.srt").segments
+        reference = read_document(SAMPLES / f"{name}.it-ref.srt").segments
+        assert len(source) == len(reference) > 40
+        called = [r.text for s, r in zip(source, reference, strict=True)
+                  if dangling_end(s.text, r.text, "it")]  # fmt: skip
+        assert called == [], name
+
+
+def test_a_quantifier_after_ne_and_quelqu_un_are_pronouns_not_cut() -> None:
+    assert dangling_end("I spotted a few.", "Ne ho individuati alcuni.", "it") is None
+    assert dangling_end("Nobody ever saw one.", "Nessuno ne ha mai vista una.", "it") is None
+    assert dangling_end("I spotted a few birds.", "Ho visto alcuni.", "it") == "alcuni"
+    assert dangling_end("She shouts at someone.", "Elle crie sur quelqu'un.", "fr") is None
+    assert dangling_end("She shouts at a man.", "Elle crie sur un.", "fr") == "un"
