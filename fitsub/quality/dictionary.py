@@ -36,6 +36,9 @@ from fitsub.unpack import gunzip_bounded
 
 WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
 ENGLISH_MARGIN = 0.5  # zipf: English when en - target >= this ("blade" 0.91, "computer" 0.11)
+HOMOGRAPH_ZIPF = 4.0  # a target word this common is English only beside English ("tu as")
+# English titles: capitalised mid-sentence, yet no name ("Mein Nachbar, Mr. Okafor, lachte")
+HONORIFICS = frozenset({"mr", "mrs", "ms", "miss", "mister", "sir"})
 NAME_ZIPF = 3.0  # a capitalised source word rarer than this in English reads as a name
 LIST_LIMIT = 32 << 20  # bytes a decompressed word list may hold (the largest, ru: 12.5 MiB)
 COMPOUND_PART = 4  # shortest part of a split German compound ...
@@ -165,12 +168,25 @@ def english_words(
 ) -> list[str]:
     """The words of `text` that read as English (`Dictionary.is_english`), each once, in order;
     words of `exempt` (names and proper nouns kept from the source, glossary terms: any text)
-    are not counted, nor words of `known` (lower-cased words the caller accepts)."""
+    are not counted, nor words of `known` (lower-cased words the caller accepts).
+
+    A common word of the target language spelled as an English one (target zipf at least
+    `HOMOGRAPH_ZIPF`: French "tu as", "trop long", Spanish "he oído", "has pensado", German
+    "jeden Stock", "fair") is English only beside another English word ("and" in "bread and
+    butter", "the" in "the bell"): alone, it is the target language's word. English titles
+    (`HONORIFICS`: "Mr.") are no target word however often the lists see them."""
     free = {w for e in exempt for w in words_of(e)} | set(known)
+    words = words_of(text)
+    english = [w not in free and dictionary.is_english(w) for w in words]
     out: list[str] = []
-    for w in words_of(text):
-        if w not in free and w not in out and dictionary.is_english(w):
-            out.append(w)
+    for i, w in enumerate(words):
+        if not english[i] or w in out:
+            continue
+        if dictionary.zipf(w) >= HOMOGRAPH_ZIPF and w not in HONORIFICS:
+            beside = (i > 0 and english[i - 1]) or (i + 1 < len(words) and english[i + 1])
+            if not beside:
+                continue
+        out.append(w)
     return out
 
 
@@ -259,5 +275,5 @@ def english_left(
     shouted = {w.lower() for w in found if len(w) > 1 and w.isupper()}  # a sign in capitals
     capitalised = [w.lower() for w in found if w[:1].isupper() and w.lower() not in shouted]
     rare = [w for w in capitalised if dictionary.english.get(w, 0.0) < NAME_ZIPF]
-    names = [w for w in names_of(source) if w not in shouted]
+    names = [w for w in names_of(source) if w not in shouted and w not in HONORIFICS]
     return english_words(output, dictionary, exempt=terms, known=[*names, *rare, *INTERJECTIONS])

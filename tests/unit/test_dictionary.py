@@ -122,3 +122,26 @@ def test_a_cbpack_list_reads_as_zipf_with_each_words_highest_frequency() -> None
     buckets[399] = ["anno", "Casa"]  # zipf 4.01: "anno" keeps 5.5, "casa" keeps 6.0
     z = dictionary._zipf_by_word(buckets)
     assert z == pytest.approx({"casa": 6.0, "dell": 5.5, "anno": 5.5, "gatto": 5.5})
+
+
+@pytest.mark.parametrize(
+    ("lang", "source", "output", "english"),
+    [
+        ("fr", "You thought about it.", "Tu as pensé à ce sujet.", []),
+        ("fr", "The winter was too long.", "L'hiver avait été trop long.", []),
+        ("es", "I have heard.", "He oído.", []),
+        ("de", "Every floor.", "Jeden Stock.", []),
+        ("it", "Bread and butter.", "Bread and butter.", ["bread", "and", "butter"]),
+        ("it", "I heard the bell.", "Ho sentito il bell.", ["bell"]),
+        ("de", "My neighbour, Mr. Okafor, laughed.", "Mein Nachbar, Mr. Okafor, lachte.", ["mr"]),
+        ("es", "Mr. Okafor laughed.", "El señor Okafor se rió.", []),
+    ],
+)
+def test_a_common_target_word_spelled_as_english_is_english_only_beside_english(
+    lang: str, source: str, output: str, english: list[str]
+) -> None:
+    """French "as", Spanish "he", German "Stock" are the target language's words alone; "and"
+    between English words is English; an English title is no name even mid-sentence."""
+    dictionary_ = load_dictionary(lang)
+    assert dictionary_ is not None
+    assert english_left(source, output, dictionary_) == english
