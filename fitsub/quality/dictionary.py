@@ -45,25 +45,26 @@ COMPOUND_PART = 4  # shortest part of a split German compound ...
 COMPOUND_ZIPF = 2.5  # ... and its least frequency (the large list holds fragments: "blab", "lub")
 LANGUAGES = ("it", "de", "fr", "es")
 # words the target language borrowed from English, written as in English, that the lists see
-# more often in English text (compared in lower case)
+# more often in English text (compared in lower case); and "varroa", the mite's Latin name, used
+# as it is in every language
 LOANWORDS: Mapping[str, frozenset[str]] = {
     "it": frozenset(
         "ok okay weekend week sport bar club team manager marketing online email mail web "
         "software hardware computer internet social show star fan selfie smartphone leader "
         "hobby jeans shopping stop sexy cool baby killer thriller gay trend business "
-        "partner privacy chat computer file link post blog".split()
+        "partner privacy chat computer file link post blog varroa".split()
     ),
     "de": frozenset(
         "ok okay team job computer internet email online software fan baby cool show star "
-        "party handy meeting manager training trend shopping stop sexy blog link chat".split()
+        "party handy meeting manager training trend shopping stop sexy blog link chat varroa".split()
     ),
     "fr": frozenset(
         "ok okay week weekend email mail internet online software fan baby cool show star "
-        "parking shopping stop sexy blog chat manager football club bar".split()
+        "parking shopping stop sexy blog chat manager football club bar varroa".split()
     ),
     "es": frozenset(
         "ok okay email internet online software fan baby cool show star club bar fútbol "
-        "marketing stop sexy blog chat manager".split()
+        "marketing stop sexy blog chat manager varroa".split()
     ),
 }
 
