@@ -12,8 +12,10 @@ Jobs, each a fresh process timed from start to exit, run in turn `--repeats` tim
 Prints each run and the median per job, and the ratios of the targets (issue 45).
 `--in-process`: the unconstrained pass alone without the processes' start-up (importing torch,
 loading the model, its lexicon and word links): one process, A B A B, CTranslate2's
-`translate_batch` (sorted batches of 32) against `NMTBackend.translate` on its CTranslate2
-engine and on fitsub's search, the same sentences, one warm-up run each.
+`translate_batch` (sorted batches of 32) and the same call with the search the engine asks
+for (`num_hypotheses=5` finished hypotheses for its re-ranking, `return_scores`, the special
+pieces suppressed) against `NMTBackend.translate` on its CTranslate2 engine and on fitsub's
+search, the same sentences, one warm-up run each.
 Run: `python bench/speed_ab.py [--n 800] [--cues 2000] [--threads 1] [--repeats 2]
 [--in-process]`
 """
@@ -85,6 +87,19 @@ def in_process(model: Path, texts: list[str], threads: int, repeats: int) -> Non
     jobs = {
         "CTranslate2 translate_batch": lambda: tr.translate_batch(
             src, max_batch_size=32, beam_size=5, length_penalty=0.0, max_decoding_length=cap
+        ),
+        "CTranslate2, the engine's search (K finished, scores, suppressed)": lambda: (
+            tr.translate_batch(
+                src,
+                max_batch_size=32,
+                beam_size=5,
+                length_penalty=0.0,
+                max_decoding_length=cap,
+                num_hypotheses=5,
+                return_scores=True,
+                suppress_sequences=fast.ct2.suppress,
+                disable_unk=True,
+            )  # fmt: skip
         ),
         "NMTBackend on CTranslate2": lambda: fast.translate(reqs),
         "NMTBackend on fitsub's search": lambda: own.translate(reqs),
