@@ -7,11 +7,16 @@ and takes its 2K best candidates (summed log-probabilities). Of the first K, eac
 is a finished hypothesis, kept with its score, and its place in the beam goes to the next
 candidate of the second K that is not EOS, so K hypotheses stay live. A source is done once the
 best candidate of one of its steps was EOS and it has kept `n` finished hypotheses, or at the
-last step, where each of the first K candidates is kept as it is. Its `n` best by score are then
+last step (`max_len`), where only EOS is allowed, as in fitsub's beam (a forced end: CTranslate2
+keeps its last piece instead, but `Ct2Engine` hands a row that reaches its length cap back to
+fitsub's search, so that ending is fitsub's on either engine) and the K are kept. Its `n` best by score are then
 re-ranked by fitsub's length normalisation (`fitsub.nmt.search.normalised_score`, Wu et al.
 2016 eq. 14), as `Ct2Engine` re-ranks CTranslate2's. The pieces fitsub never generates are
-removed before the softmax (CTranslate2's `suppress_sequences`), so the others' probabilities
-sum to one. There is no whole-words rule here: no bound can cut a word (`fitsub.nmt.bounds`).
+suppressed before the softmax, as CTranslate2's `suppress_sequences` does (23 of ud-pud dev's
+1,000 1-best outputs change if they are masked after it instead, as in fitsub's beam); each
+hypothesis also carries its score under the full softmax, the model's own log-probability of
+it (what forced decoding gives, `NMTBackend.score_outputs`), which is the score returned.
+There is no whole-words rule here: no bound can cut a word (`fitsub.nmt.bounds`).
 
 `fitsub.nmt.search` keeps finished hypotheses in their slots, where they compete with the live
 ones, and stops when no live hypothesis can beat the best finished one on its summed score; on
@@ -27,7 +32,8 @@ from torch import Tensor
 from fitsub.nmt.model import Transformer
 
 NEG_INF = float("-inf")
-Found = list[tuple[list[int], float]]  # (piece ids without BOS / EOS, summed log-probability)
+# (piece ids without BOS / EOS, summed log-probability as searched, the model's own)
+Found = list[tuple[list[int], float, float]]
 
 
 @torch.inference_mode()
@@ -35,8 +41,9 @@ def free_beam(
     model: Transformer, src: Tensor, tgt_len: Tensor | None, beam: int, n: int, max_len: int
 ) -> list[Found]:
     """CTranslate2's beam search (module docstring) over a padded batch `src` (B, S): per row
-    its `n` best finished hypotheses by summed log-probability, best first (not re-ranked).
-    `tgt_len` (B,): -1 (no length) per row, or None."""
+    its `n` best finished hypotheses by summed log-probability, best first (not re-ranked), each
+    with its summed log-probability as searched (the special pieces suppressed) and the model's
+    own (what forced decoding gives). `tgt_len` (B,): -1 (no length) per row, or None."""
     cfg = model.cfg
     B, K, V, eos = src.size(0), beam, cfg.vocab_size, cfg.eos_id
     dev = src.device
@@ -51,20 +58,31 @@ def free_beam(
     last = torch.full((B, 1), cfg.bos_id, dtype=torch.long, device=dev)  # (n, 1) next input
     lens = tgt_len
     seqs: list[list[int]] = [[] for _ in range(B)]  # each row's pieces so far
-    scores: Tensor | None = None  # (n,) each row's summed log-probability
+    scores: Tensor | None = None  # (n,) each row's summed log-probability, as searched
+    was: list[float] = [0.0] * B  # the same per row, as Python floats
+    own: list[float] = [0.0] * B  # each row's summed log-probability under the full softmax
     width = min(2 * K, V)
     for step in range(max_len):
         h = model.decode_hidden(last, memory, pad, lens, cache)[:, -1]  # (n, D)
-        logp = torch.log_softmax(model.project(h).float() + base, dim=-1)  # (n, V)
+        logits = model.project(h).float()
+        logp = torch.log_softmax(logits + base, dim=-1)  # (n, V) the special pieces suppressed
+        # the full softmax's log-probability of a piece less the searched one's: the log of
+        # the allowed pieces' mass (<= 0), the same for every allowed piece of the row
+        mass = (torch.log_softmax(logits, dim=-1)[:, eos] - logp[:, eos]).tolist()
+        final = step + 1 == max_len
+        if final:  # forced end, as in fitsub's beam: only EOS (module docstring)
+            end = logp[:, eos].clone()
+            logp.fill_(NEG_INF)
+            logp[:, eos] = end
         if scores is not None:
             logp += scores[:, None]
         per = 1 if scores is None else K  # rows per source (one at the first step)
         top, idx = logp.view(len(srcs), per * V).topk(width, dim=1)  # (B', 2K)
         tops, idxs = top.tolist(), idx.tolist()
-        final = step + 1 == max_len
         rows: list[int] = []  # the parent row of each new live row
         toks: list[int] = []
         news: list[float] = []
+        owns: list[float] = []
         going: list[int] = []  # the sources still searching after this step
         for i, s in enumerate(srcs):
             cand, got = idxs[i], found[s]
@@ -75,7 +93,9 @@ def free_beam(
                 if cand[k] % V == eos or final:
                     top_ended[s] |= k == 0
                     tail = [] if cand[k] % V == eos else [cand[k] % V]
-                    got.append((seqs[i * per + cand[k] // V] + tail, tops[i][k]))
+                    r = i * per + cand[k] // V
+                    mine = own[r] + tops[i][k] - was[r] + mass[r]
+                    got.append((seqs[r] + tail, tops[i][k], mine))
                     for m in range(spare, width):
                         if cand[m] % V != eos:
                             j, spare = m, m + 1
@@ -87,9 +107,11 @@ def free_beam(
                 continue
             going.append(i)
             for j in picks:
-                rows.append(i * per + cand[j] // V)
+                r = i * per + cand[j] // V
+                rows.append(r)
                 toks.append(cand[j] % V)
                 news.append(tops[i][j])
+                owns.append(own[r] + tops[i][j] - was[r] + mass[r])
         if not going:
             break
         seqs = [seqs[r] + [t] for r, t in zip(rows, toks, strict=True)]
@@ -102,4 +124,5 @@ def free_beam(
         srcs = [srcs[i] for i in going]
         last = torch.tensor(toks, dtype=torch.long, device=dev)[:, None]
         scores = torch.tensor(news, device=dev)
+        was, own = news, owns
     return found

@@ -380,11 +380,13 @@ def _free_rows(
     out: dict[int, list[Hypothesis]] = {}
     for b, hyps in zip(rows, found, strict=True):
         ranked = []
-        for ids, score in hyps:
+        for ids, searched, score in hyps:
+            if searched == NEG_INF:  # a candidate that no piece could extend (a forced end)
+                continue
             chars = sum(pc[i] - lead[i] for i in ids)  # without spaces
             if not bare[b] and ids:
                 chars += sum(lead[i] for i in ids[1:])  # the first piece's space is not counted
-            key = normalised_score(score, len(ids))
+            key = normalised_score(searched, len(ids))  # CTranslate2's order
             ranked.append(Hypothesis(ids=ids, score=score, chars=chars, fits=True, rank=key))
         out[b] = sorted(ranked, key=lambda h: -h.rank)[:n_best]
     return out
