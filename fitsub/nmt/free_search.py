@@ -9,19 +9,20 @@ candidate of the second K that is not EOS, so K hypotheses stay live. A source i
 best candidate of one of its steps was EOS and it has kept `n` finished hypotheses, or at the
 last step (`max_len`), where only EOS is allowed, as in fitsub's beam (a forced end: CTranslate2
 keeps its last piece instead, but `Ct2Engine` hands a row that reaches its length cap back to
-fitsub's search, so that ending is fitsub's on either engine) and the K are kept. Its `n` best by score are then
-re-ranked by fitsub's length normalisation (`fitsub.nmt.search.normalised_score`, Wu et al.
-2016 eq. 14), as `Ct2Engine` re-ranks CTranslate2's. The pieces fitsub never generates are
-suppressed before the softmax, as CTranslate2's `suppress_sequences` does (23 of ud-pud dev's
-1,000 1-best outputs change if they are masked after it instead, as in fitsub's beam); each
+fitsub's search, so that ending is fitsub's on either engine) and the K are kept. Its `n`
+best by score are then re-ranked by fitsub's length normalisation
+(`fitsub.nmt.search.normalised_score`, Wu et al. 2016 eq. 14), as `Ct2Engine` re-ranks
+CTranslate2's. The pieces fitsub never generates are
+suppressed before the softmax, as CTranslate2's `suppress_sequences` does (masked after it, as
+in fitsub's beam, 23 of ud-pud dev's 1,000 1-best outputs differed from CTranslate2's); each
 hypothesis also carries its score under the full softmax, the model's own log-probability of
 it (what forced decoding gives, `NMTBackend.score_outputs`), which is the score returned.
 There is no whole-words rule here: no bound can cut a word (`fitsub.nmt.bounds`).
 
 `fitsub.nmt.search` keeps finished hypotheses in their slots, where they compete with the live
 ones, and stops when no live hypothesis can beat the best finished one on its summed score; on
-the rows without a bound that stopped before a longer hypothesis with a better normalised score
-had finished (86 % of ud-pud dev's 1-best identical to CTranslate2's, docs/results/speed.md).
+rows without a bound it often stopped before a longer hypothesis with a better normalised score
+had finished (86 % of ud-pud dev's 1-best were CTranslate2's, docs/results/speed.md).
 """
 
 from __future__ import annotations
