@@ -12,10 +12,13 @@ Jobs, each a fresh process timed from start to exit, run in turn `--repeats` tim
 Prints each run and the median per job, and the ratios of the targets (issue 45).
 `--in-process`: the unconstrained pass alone without the processes' start-up (importing torch,
 loading the model, its lexicon and word links): one process, A B A B, CTranslate2's
-`translate_batch` (sorted batches of 32) against `NMTBackend.translate` on its CTranslate2
-engine and on fitsub's search, the same sentences, one warm-up run each.
+`translate_batch` (sorted batches of 32) and the same call with the search the engine asks
+for (`num_hypotheses=5` finished hypotheses for its re-ranking, `return_scores`, the special
+pieces suppressed) against `NMTBackend.translate` on its CTranslate2 engine and on fitsub's
+search, the same sentences, one warm-up run each.
+`--no-before` leaves out the $FITSUB_CT2=off jobs (fitsub's search).
 Run: `python bench/speed_ab.py [--n 800] [--cues 2000] [--threads 1] [--repeats 2]
-[--in-process]`
+[--in-process] [--no-before]`
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ def timed(cmd: list[str], ct2: str) -> float:
     return time.perf_counter() - start
 
 
-def in_process(model: Path, texts: list[str], threads: int, repeats: int) -> None:
+def in_process(model: Path, texts: list[str], threads: int, repeats: int, own: bool) -> None:
     """The unconstrained pass alone, in one process: raw CTranslate2 against fitsub's engines."""
     import ctranslate2
     import sentencepiece
@@ -79,16 +82,31 @@ def in_process(model: Path, texts: list[str], threads: int, repeats: int) -> Non
     cap = 2 * max(map(len, src)) + 10
     reqs = [Request(t) for t in texts]
     os.environ["FITSUB_CT2"] = "off"
-    own = NMTBackend(model, device="cpu", beam=5, threads=threads)
+    mine = NMTBackend(model, device="cpu", beam=5, threads=threads)
     os.environ["FITSUB_CT2"] = "on"
     fast = NMTBackend(model, device="cpu", beam=5, threads=threads)
     jobs = {
         "CTranslate2 translate_batch": lambda: tr.translate_batch(
             src, max_batch_size=32, beam_size=5, length_penalty=0.0, max_decoding_length=cap
         ),
+        "CTranslate2, the engine's search (K finished, scores, suppressed)": lambda: (
+            tr.translate_batch(
+                src,
+                max_batch_size=32,
+                beam_size=5,
+                length_penalty=0.0,
+                max_decoding_length=cap,
+                num_hypotheses=5,
+                return_scores=True,
+                suppress_sequences=fast.ct2.suppress,
+                disable_unk=True,
+            )  # fmt: skip
+        ),
         "NMTBackend on CTranslate2": lambda: fast.translate(reqs),
-        "NMTBackend on fitsub's search": lambda: own.translate(reqs),
+        "NMTBackend on fitsub's search": lambda: mine.translate(reqs),
     }
+    if not own:
+        del jobs["NMTBackend on fitsub's search"]
     runs: dict[str, list[float]] = {name: [] for name in jobs}
     for r in range(repeats + 1):  # the first round warms up, not counted
         for name, job in jobs.items():
@@ -118,12 +136,13 @@ def main() -> None:
     ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/en-it/dev/ud-pud.en")
     ap.add_argument("--jobs", nargs="+", default=["txt", "free", "srt"])
     ap.add_argument("--in-process", action="store_true")
+    ap.add_argument("--no-before", action="store_true", help="skip the $FITSUB_CT2=off jobs")
     args = ap.parse_args()
     model = str(ROOT / "models" / "en-it")
     NMTBackend(Path(model), device="cpu", beam=1)  # converts once (models/en-it/ct2) if needed
     if args.in_process:
         lines = args.source.read_text("utf-8").splitlines()[: args.n]
-        in_process(Path(model), lines, args.threads, args.repeats)
+        in_process(Path(model), lines, args.threads, args.repeats, own=not args.no_before)
         return
     py, t = sys.executable, str(args.threads)
     fitsub = [py, "-m", "fitsub"]
@@ -153,6 +172,8 @@ def main() -> None:
             jobs["srt: fitsub translate + comparison, before"] = (run, "off")
             jobs["srt: fitsub translate + comparison, now"] = (run, "on")
             jobs["srt: CTranslate2 fp32 alone"] = ([py, "-c", CT2_ALONE, model, str(cues), t], "on")
+        if args.no_before:
+            jobs = {name: job for name, job in jobs.items() if job[1] != "off"}
         runs: dict[str, list[float]] = {name: [] for name in jobs}
         for r in range(args.repeats):
             for name, (cmd, ct2) in jobs.items():

@@ -8,7 +8,8 @@ is slot mode (what `fitsub translate file.srt` does without `--ratio`); `--no-qu
 `--lexicon off` take out quality estimation and the lexicon constraint, to see what they cost.
 Each pass's share of the process's CPU time is printed: the backend's calls timed by kind
 (unconstrained translation, fitted translation, forced scoring of fitted / unconstrained
-outputs); $FITSUB_CT2=off runs every pass on fitsub's own search (the "before" of issue 45).
+outputs), with the segments each pass was asked for and its CPU milliseconds per segment (the
+fitted pass's segments are those re-translated under a budget); $FITSUB_CT2=off runs every pass on fitsub's own search (the "before" of issue 45).
 Run: `python bench/translate_srt.py [--model DIR] [--beam 5] [--cues 1000] [--threads 2]
 [--ratio 0] [--no-quality] [--lexicon off]`.
 """
@@ -65,6 +66,8 @@ def time_passes(backend: NMTBackend) -> dict[str, float]:
             finally:
                 key = kind(requests, scoring)
                 spent[key] = spent.get(key, 0.0) + time.process_time() - start
+                count = f"{key} (segments)"
+                spent[count] = spent.get(count, 0) + len(requests)
 
         return timed
 
@@ -121,7 +124,11 @@ def main() -> None:
     engine = "CTranslate2" if getattr(backend, "ct2", None) else "fitsub's search"
     print(f"CPU by pass (unconstrained on {engine}; the rest: reading, planning, signals):")
     for name, secs in sorted(spent.items(), key=lambda kv: -kv[1]):
-        print(f"  {name}: {secs:.1f} s ({100 * secs / cpu:.0f} %)")
+        if name.endswith("(segments)"):
+            continue
+        n = int(spent.get(f"{name} (segments)", 0))
+        each = f", {n} segments, {1000 * secs / max(n, 1):.1f} ms each"
+        print(f"  {name}: {secs:.1f} s ({100 * secs / cpu:.0f} %){each}")
     print(
         f"within budget: fitted {100 * summary.fitted_within:.1f} %, unconstrained "
         f"{100 * (summary.unconstrained_within or 0):.1f} %; flagged {summary.flagged}"

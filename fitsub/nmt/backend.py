@@ -140,6 +140,9 @@ class NMTBackend:
         self.chars_per_piece: float | None = None if cpp is None else float(cpp)
         # whole words only: the pieces that continue a word (`fitsub.nmt.search`)
         self.words = word_table(self.tokenizer)
+        # rows without a bound searched as CTranslate2 does (fitsub.nmt.free_search); False:
+        # fitsub's beam with the whole-words rule, as before (bench/ct2_agreement.py)
+        self.free_as_ct2 = True
         self._known: frozenset[str] | None = None
         # never invent a word (fitsub.nmt.lexicon_mask): the checkpoint's lexicon.txt.gz, a
         # file, or "off"; `lexicon_note` says which (or why none), for the CLI to say once
@@ -296,6 +299,9 @@ class NMTBackend:
                 words=self.words,
                 lexicon=self.lexicon_mask if keep_lexicon else None,
                 sources=[requests[r[0]].text for r in chunk],
+                free=[
+                    self.free_as_ct2 and r[3] is None and self._free(requests[r[0]]) for r in chunk
+                ],
             )
             for hs in hyps:
                 out.append([Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs])

@@ -30,6 +30,7 @@ import torch
 from torch import Tensor, nn
 
 from fitsub.nmt.bounds import NEG_INF, Bounds, WordTable, step_scores
+from fitsub.nmt.free_search import free_beam
 from fitsub.nmt.lexicon_mask import LexiconMask, Rows
 from fitsub.nmt.model import Transformer, unwrap
 
@@ -216,6 +217,7 @@ def beam_search(
     words: WordTable | None = None,
     lexicon: LexiconMask | None = None,
     sources: Sequence[str] | None = None,
+    free: Sequence[bool] | None = None,
 ) -> list[list[Hypothesis]]:
     """Translate a padded batch `src` (B, S) of source ids; `n_best` hypotheses per row, best first.
 
@@ -229,6 +231,10 @@ def beam_search(
     hypothesis of which keeps to both the lexicon and the bounds is searched again without the
     lexicon, bounds and fallbacks as they are (the caller flags the word,
     `fitsub.quality.lexicon.unknown_words`): the budget is the harder promise.
+    `free` (B bools): the rows the caller declares unconstrained (no budget, lower bound,
+    length target or lexicon); they are searched as CTranslate2 searches them
+    (`fitsub.nmt.free_search`), without the whole-words rule, so the unconstrained pass gives
+    the same n-best on either engine (`fitsub.nmt.ct2`).
     The caller sorts sources by length (see backend).
     """
     if beam < 1 or n_best < 1 or max_len < 1:
@@ -254,6 +260,40 @@ def beam_search(
     V = net.cfg.vocab_size
     if words is not None and (words.continues.shape != (V,) or words.prefixes.size(0) != V):
         raise ValueError(f"the word table must have vocab_size={V} rows")
+
+    def again(rows: list[int], **change: object) -> list[list[Hypothesis]]:
+        """The rows `rows` searched again with the arguments in `change` replaced."""
+        args: dict[str, object] = {
+            "tgt_len": None if tgt_len is None else tgt_len[rows],
+            "max_chars": [budgets[b] for b in rows],
+            "beam": beam,
+            "max_len": max_len,
+            "length_weight": length_weight,
+            "n_best": n_best,
+            "target_chars": [targets[b] for b in rows],
+            "min_chars": [floors[b] for b in rows],
+            "no_space": [bare[b] for b in rows],
+            "words": words,
+            "lexicon": lexicon,
+            "sources": None if sources is None else [sources[b] for b in rows],
+            "free": None if free is None else [free[b] for b in rows],
+        }
+        args.update(change)
+        return beam_search(net, src[rows], **args)  # type: ignore[arg-type]
+
+    if free is not None and any(free):  # CTranslate2's search (fitsub.nmt.free_search)
+        if any(free[b] and (budgets[b], floors[b], targets[b]) != (None,) * 3 for b in range(B)):
+            raise ValueError("a free row may have no budget, lower bound or length target")
+        if lexicon is not None:
+            raise ValueError("free rows do not keep to the lexicon")
+        rest = [b for b in range(B) if not free[b]]
+        out = dict(zip(rest, again(rest, free=None) if rest else [], strict=True))
+        mine = [b for b in range(B) if free[b]]
+        out.update(
+            _free_rows(net=net, src=src, tgt_len=tgt_len, rows=mine, k=k, max_len=max_len,
+                       n_best=n_best, bare=bare)
+        )  # fmt: skip
+        return [out[b] for b in range(B)]
     lex = None
     if lexicon is not None:
         if lexicon.vocab_size != V:
@@ -299,25 +339,6 @@ def beam_search(
             misses.append(b)
         results.append(fitting[:n_best])
 
-    def again(rows: list[int], **change: object) -> list[list[Hypothesis]]:
-        """The rows `rows` searched again with the arguments in `change` replaced."""
-        args: dict[str, object] = {
-            "tgt_len": None if tgt_len is None else tgt_len[rows],
-            "max_chars": [budgets[b] for b in rows],
-            "beam": beam,
-            "max_len": max_len,
-            "length_weight": length_weight,
-            "n_best": n_best,
-            "target_chars": [targets[b] for b in rows],
-            "min_chars": [floors[b] for b in rows],
-            "no_space": [bare[b] for b in rows],
-            "words": words,
-            "lexicon": lexicon,
-            "sources": None if sources is None else [sources[b] for b in rows],
-        }
-        args.update(change)
-        return beam_search(net, src[rows], **args)  # type: ignore[arg-type]
-
     if misses and lexicon is not None:  # nothing within the bounds keeps to the lexicon:
         for b, hyps in zip(misses, again(misses, lexicon=None), strict=True):  # the best without
             results[b] = hyps
@@ -337,3 +358,35 @@ def beam_search(
                 for h in short
             ]
     return results
+
+
+def _free_rows(
+    net: Transformer,
+    src: Tensor,
+    tgt_len: Tensor | None,
+    rows: list[int],
+    k: int,
+    max_len: int,
+    n_best: int,
+    bare: list[bool],
+) -> dict[int, list[Hypothesis]]:
+    """The rows `rows` of `src` through `free_beam` (K = k, its k best kept), re-ranked by the
+    length-normalised score; the source padding trimmed to theirs."""
+    sub = src[rows]
+    sub = sub[:, : int(sub.ne(net.cfg.pad_id).sum(1).max())]
+    lens = None if tgt_len is None else tgt_len[rows]
+    found = free_beam(model=net, src=sub, tgt_len=lens, beam=k, n=k, max_len=max_len)
+    pc, lead = net.piece_chars.tolist(), net.leading_space.tolist()
+    out: dict[int, list[Hypothesis]] = {}
+    for b, hyps in zip(rows, found, strict=True):
+        ranked = []
+        for ids, searched, score in hyps:
+            if searched == NEG_INF:  # a candidate that no piece could extend (a forced end)
+                continue
+            chars = sum(pc[i] - lead[i] for i in ids)  # without spaces
+            if not bare[b] and ids:
+                chars += sum(lead[i] for i in ids[1:])  # the first piece's space is not counted
+            key = normalised_score(searched, len(ids))  # CTranslate2's order
+            ranked.append(Hypothesis(ids=ids, score=score, chars=chars, fits=True, rank=key))
+        out[b] = sorted(ranked, key=lambda h: -h.rank)[:n_best]
+    return out

@@ -247,3 +247,20 @@ def test_converted_weights_that_do_not_load_or_are_of_another_version_are_rebuil
     backend = NMTBackend(copier, device="cpu", beam=1)
     assert backend.engine_note is not None and "ctranslate2 3.0.0" in backend.engine_note
     assert outputs(backend, texts) == want
+
+
+def test_fitsubs_own_beam_without_a_bound_finds_ctranslate2s_n_best(
+    copier: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = digit_texts(copier, n=16, seed=7)
+    fast = NMTBackend(copier, device="cpu", beam=4, batch_size=8)
+    assert fast.ct2 is not None
+    sources = [fast.tokenizer.source_ids(t, None, None) for t in texts]
+    theirs = fast.ct2.translate_rows(sources, 4, 4, 8)
+    monkeypatch.setenv(ct2.ENGINE_ENV, "off")
+    own = NMTBackend(copier, device="cpu", beam=4, batch_size=8)
+    ours = own.translate([Request(t) for t in texts], n_best=4)
+    for hyps, cands in zip(theirs, ours, strict=True):
+        assert hyps is not None and len(hyps) == 4
+        assert [c.text for c in cands] == [own.tokenizer.decode(ids) for ids, _ in hyps]
+        assert [c.score for c in cands] == pytest.approx([s for _, s in hyps], abs=1e-2)

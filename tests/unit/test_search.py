@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+import pytest
 import torch
 from factories import word_texts, word_tokenizer
 from hypothesis import given, settings
@@ -168,3 +169,30 @@ def test_a_wrapped_model_searches_like_the_plain_one() -> None:
     a = beam_search(model, src, torch.tensor([20, 30]), beam=2, max_len=10)
     b = beam_search(Wrapper(model), src, torch.tensor([20, 30]), beam=2, max_len=10)
     assert a == b
+
+
+def test_free_rows_search_the_same_alone_as_beside_other_rows() -> None:
+    model, src = random_model("baseline"), sources(5, seed=4)
+    free = [True, False, True, True, False]
+    budgets = [None, 30, None, None, 20]
+    mixed = beam_search(model, src, None, budgets, beam=3, max_len=12, n_best=3, free=free)
+    for b in range(5):
+        alone = beam_search(
+            model, src[b : b + 1], None, budgets[b : b + 1], beam=3, max_len=12, n_best=3,
+            free=free[b : b + 1],
+        )[0]  # fmt: skip
+        assert [h.ids for h in alone] == [h.ids for h in mixed[b]]
+    plain = beam_search(model, src[[1, 4]], None, [30, 20], beam=3, max_len=12, n_best=3)
+    assert [[h.ids for h in r] for r in plain] == [[h.ids for h in mixed[b]] for b in (1, 4)]
+    for row in (mixed[0], mixed[2], mixed[3]):  # n-best by the length-normalised score
+        assert len(row) == 3 and all(h.fits for h in row)
+        keys = [h.rank for h in row]  # of the score searched: the special pieces suppressed
+        assert keys == sorted(keys, reverse=True)
+        # the score returned is the full softmax's, lower by the suppressed pieces' mass
+        assert all(h.rank >= normalised_score(h.score, len(h.ids)) - 1e-6 for h in row)
+
+
+def test_a_free_row_with_a_bound_is_refused() -> None:
+    model, src = random_model("baseline"), sources(2)
+    with pytest.raises(ValueError, match="free row"):
+        beam_search(model, src, None, [None, 10], beam=2, max_len=8, free=[True, True])
