@@ -173,14 +173,16 @@ def mangled_of(word: str, reference: str) -> bool:
 def cut_words(
     source: str, fitted: str, unconstrained: str | None, known: Collection[str] = ()
 ) -> list[str]:
-    """The fitted words that look like cut or mangled words of the unconstrained output."""
+    """The fitted words that look like cut or mangled words of the unconstrained output;
+    `known`: lower-cased words that are never cut (the vocabulary's whole words: read as they
+    are, not copied, as this runs for every candidate of every fitted segment)."""
     if not unconstrained:
         return []
     free = words(unconstrained)
-    seen = set(free) | set(words(source)) | {w.lower() for w in known}
+    seen = set(free) | set(words(source))
     out = []
     for w in words(fitted):
-        if w in seen or w in out:
+        if w in seen or w in known or w in out:
             continue
         if any(mangled_of(w, u) for u in free):
             out.append(w)
