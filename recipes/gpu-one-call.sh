@@ -4,9 +4,12 @@
 #
 #   recipes/gpu-one-call.sh prepare LANG|all        # here (CPU): build/gpu-LANG/ = a bare copy of
 #                                                   # the source tree + the prepared set (≤ 60 MB)
+#   recipes/gpu-one-call.sh check LANG|all [SECONDS] # on the GPU machine, first: every CUDA path
+#                                                   # once (updates, dev BLEU, saves, export) and
+#                                                   # the update time (train's eval interval)
 #   recipes/gpu-one-call.sh train LANG|all MINUTES  # on the GPU machine, from the repository root:
 #                                                   # trains until MINUTES after it starts, exports
-#                                                   # float16 into $OUT (split into ≤ 15 MB parts)
+#                                                   # float16 into $OUT (≤ 15 MB parts + meta.tar)
 #   recipes/gpu-one-call.sh join DIR                # here: join the parts, check the hash
 #                                                   # (DIR: the returned model/ folder)
 #   DEVICE=cpu D_MODEL=64 LAYERS=1+1 MAX_TOKENS=1024 recipes/gpu-one-call.sh train it 1   # the
@@ -56,32 +59,61 @@ case "$what" in
     du -sh "$stage/prep" "$stage/src"
     echo "carry $stage; on the GPU machine: recipes/gpu-one-call.sh train $LANG_ MINUTES"
     ;;
-  train)
-    MINUTES=${3:?usage: recipes/gpu-one-call.sh train LANG|all MINUTES}
-    # what comes back: $OUT (the device tool's folder) or build/gpu-LANG-run/out; the run's
-    # checkpoints (optimizer state, kept steps) stay in build/gpu-LANG-run/run
+  check|train)
+    # check (GPU, first, SECONDS long; default 45): the same shape with an evaluation every 100
+    # updates, checkpoints and an export, so every CUDA path runs once before the long run, and
+    # the update time that sets train's evaluation interval (one every ~EVAL_SECONDS, default 40:
+    # evaluations and saves stay under a tenth of the run however fast the GPU is)
+    # train (GPU): trains until MINUTES after it starts, exports float16 into $OUT, packed into at
+    # most 8 files (the device tool's limit): model.safetensors in ≤ 15 MB parts + meta.tar
+    # (config, tokenizer, logs, the SHA-256); the checkpoints stay in build/gpu-LANG-run/run
     OUT=${OUT:-$runs/out}
-    mkdir -p "$OUT"
+    mkdir -p "$OUT" "$runs"
     root=$PWD
     [[ $OUT == /* ]] || OUT=$root/$OUT
     # from the bare copy: `python -m fitsub` needs torch, numpy, sentencepiece, safetensors,
     # typer, rich and sacrebleu, nothing installed from this repository
-    (cd "$stage/src" && "${PYTHON:-python3}" -m fitsub train --prepared "$root/$stage/prep" \
-      --out "$root/$runs/run" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
-      --dropout "${DROPOUT:-0.3}" \
-      --method ldpe+pe --noise 4 --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
-      --lr "${LR:-0.002}" --warmup "${WARMUP:-800}" --lr-schedule deadline \
-      --eval-every "${EVAL_EVERY:-400}" --bleu-sentences 200 --patience 0 --keep-checkpoints 5 \
-      --seed 1 --device "${DEVICE:-cuda}" --max-time "${MINUTES}m" --export "$OUT/model" \
-      ${EXTRA_ARGS:-}) 2>&1 | tee "$OUT/train.txt"
-    cp "$root/$runs/run/train_log.jsonl" "$OUT/model/" 2>/dev/null || true
+    fit() {  # fit OUT_DIR MAX_TIME EXPORT_DIR EVAL_EVERY BLEU_SENTENCES
+      (cd "$stage/src" && "${PYTHON:-python3}" -m fitsub train --prepared "$root/$stage/prep" \
+        --out "$1" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
+        --dropout "${DROPOUT:-0.3}" \
+        --method ldpe+pe --noise 4 --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
+        --lr "${LR:-0.002}" --warmup "${WARMUP:-800}" --lr-schedule deadline \
+        --eval-every "$4" --bleu-sentences "$5" --patience 0 --keep-checkpoints 5 \
+        --seed 1 --device "${DEVICE:-cuda}" --max-time "$2" --export "$3" ${EXTRA_ARGS:-})
+    }
+    if [[ $what == check ]]; then
+      rm -rf "$runs/check-model"
+      fit "$root/$runs/check" "${3:-45}s" "$root/$runs/check-model" 100 64 2>&1 \
+        | tee "$OUT/check.txt"
+      "${PYTHON:-python3}" - "$runs/check/train_log.jsonl" "${EVAL_SECONDS:-40}" \
+        > "$runs/eval_every" <<'PY'
+import json, sys
+steps = [r for r in map(json.loads, open(sys.argv[1])) if r["event"] == "step"][1:]
+# a log line every 50 updates; the fastest window is one without an evaluation in it
+per_update = min((r["seconds"] / 50 for r in steps), default=0.1)
+print(max(100, round(float(sys.argv[2]) / per_update / 100) * 100))
+PY
+      echo "check: done; train evaluates every $(cat "$runs/eval_every") updates" | tee -a "$OUT/check.txt"
+      exit 0
+    fi
+    MINUTES=${3:?usage: recipes/gpu-one-call.sh train LANG|all MINUTES}
+    every=${EVAL_EVERY:-$(cat "$runs/eval_every" 2>/dev/null || echo 400)}
+    rm -rf "$OUT/model"
+    fit "$root/$runs/run" "${MINUTES}m" "$OUT/model" "$every" 200 2>&1 | tee "$OUT/train.txt"
+    cp "$root/$runs/run/train_log.jsonl" "$OUT/model/"
+    cp "$OUT/train.txt" "$OUT/model/"
+    [[ -f $OUT/check.txt ]] && cp "$OUT/check.txt" "$OUT/model/"
     (cd "$OUT/model" && sha256sum model.safetensors > model.sha256 \
-      && split -b 15M -d model.safetensors model.safetensors.part- && rm model.safetensors)
+      && split -b 15M -d model.safetensors model.safetensors.part- && rm model.safetensors \
+      && tar -cf meta.tar --exclude 'model.safetensors.part-*' --exclude meta.tar . \
+      && find . -maxdepth 1 -type f ! -name 'model.safetensors.part-*' ! -name meta.tar -delete)
     ls -la "$OUT/model"
     ;;
   join)
     dir=${2:?usage: recipes/gpu-one-call.sh join DIR}
-    (cd "$dir" && cat model.safetensors.part-* > model.safetensors && sha256sum -c model.sha256 \
+    (cd "$dir" && { [[ ! -f meta.tar ]] || { tar -xf meta.tar && rm meta.tar; }; } \
+      && cat model.safetensors.part-* > model.safetensors && sha256sum -c model.sha256 \
       && rm model.safetensors.part-*)
     echo "joined $dir/model.safetensors"
     ;;

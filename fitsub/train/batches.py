@@ -48,6 +48,13 @@ class BatchMaker:
         """Specials added to each source row (EOS, and the length token)."""
         return 1 + int(self.class_ids is not None)
 
+    def _to_device(self, t: Tensor) -> Tensor:
+        """`t` on the training device; to a GPU from pinned memory without waiting, so the next
+        batch is made while the GPU still runs this update (no host sync per batch)."""
+        if self.device.type != "cuda":
+            return t.to(self.device)
+        return t.pin_memory().to(self.device, non_blocking=True)
+
     def make(self, idx: np.ndarray, gen: torch.Generator | None, train: bool = True) -> Batch:
         """The batch of rows `idx`; noise and length dropout only when `train`."""
         e, m = self.enc, self.mcfg
@@ -70,12 +77,12 @@ class BatchMaker:
             if train and m.length_dropout > 0:
                 drop = torch.rand(len(idx), generator=gen) < m.length_dropout
                 tgt_len = torch.where(drop, torch.full_like(tgt_len, -1), tgt_len)
-            tgt_len = tgt_len.to(self.device)
+            tgt_len = self._to_device(tgt_len)
         n_tgt = int((e.tgt_lens[idx] + 1).sum())
         return Batch(
-            src=torch.from_numpy(src).to(self.device),
-            tgt_in=torch.from_numpy(tgt_in).to(self.device),
-            tgt_out=torch.from_numpy(tgt_out).to(self.device),
+            src=self._to_device(torch.from_numpy(src)),
+            tgt_in=self._to_device(torch.from_numpy(tgt_in)),
+            tgt_out=self._to_device(torch.from_numpy(tgt_out)),
             tgt_len=tgt_len,
             n_tgt=n_tgt,
             n_src=int(src.shape[0] * src.shape[1]),

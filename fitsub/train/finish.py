@@ -32,6 +32,7 @@ class StopRule:
         guess = 0.0 if max_time is None else TAIL_SHARE * max_time
         self.tail = min(max(guess, MIN_TAIL_S), MAX_TAIL_S)
         self.measured = False
+        self._recent: list[float] = []  # the last two evaluations' costs
         self.signal_name: str | None = None
         self._previous: dict[int, Any] = {}
         self._begun = time.monotonic()
@@ -63,10 +64,12 @@ class StopRule:
             )
 
     def record_tail(self, seconds: float) -> None:
-        """The measured cost of one evaluation and its saves; the tail is twice it (it also
-        covers the average and the export) plus a second."""
-        need = 2.0 * seconds + 1.0 + EXIT_S
-        self.tail = need if not self.measured else max(self.tail, need)
+        """The measured cost of one evaluation and its saves; the tail is twice the larger of
+        the last two (it also covers the average and the export) plus a second. The early
+        evaluations of an untrained model (greedy decoding to the length limit) age out: on a
+        GPU the first took 25 s, those of the last minutes 3 s."""
+        self._recent = [*self._recent[-1:], seconds]
+        self.tail = 2.0 * max(self._recent) + 1.0 + EXIT_S
         self.measured = True
 
     def reason(self, update_seconds: float) -> str:

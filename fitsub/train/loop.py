@@ -148,7 +148,7 @@ class Trainer:
         )
         return shard(batches, self.info.rank, self.info.world)
 
-    def _update(self, group: list[np.ndarray], step: int) -> tuple[float, int]:
+    def _update(self, group: list[np.ndarray], step: int) -> tuple[Tensor | float, int]:
         """Forward/backward over the batches of one update, then an optimizer step."""
         cfg, info = self.cfg, self.info
         seed = stream_seed(cfg.seed, info.rank, step)
@@ -163,7 +163,7 @@ class Trainer:
         local = sum(b.n_tgt for b in batches)
         total = all_sum(info, [float(local)])[0]  # target tokens of this update over all ranks
         scale = info.world / max(total, 1.0)  # DDP averages gradients over ranks
-        loss_sum = 0.0
+        loss_sum: Tensor | float = 0.0  # a tensor: read at the log step, no sync per update
         for i, b in enumerate(batches):
             sync = i == len(batches) - 1 or not info.distributed
             ddp = self.ddp
@@ -175,7 +175,7 @@ class Trainer:
             with ctx:
                 loss = self._batch_loss(self.step_model, b, cfg.label_smoothing)
                 torch.autograd.backward(loss * scale)
-            loss_sum += float(loss.detach())
+            loss_sum = loss_sum + loss.detach()
         for g in self.optimizer.param_groups:
             g["lr"] = scheduled_lr(
                 cfg.lr_schedule, step=step, lr=cfg.lr, warmup=cfg.warmup, done=self.stop.progress()
@@ -299,7 +299,8 @@ class Trainer:
     def _updates(self, start_time: float, start_step: int) -> str:
         """Updates until a stopping rule fires; the reason."""
         cfg, st = self.cfg, self.state
-        window_loss, window_tok, window_t0 = 0.0, 0, time.perf_counter()
+        window_loss: Tensor | float = 0.0
+        window_tok, window_t0 = 0, time.perf_counter()
         reason, update_s = "", 0.0
         while not reason:
             if cfg.max_epochs is not None and st.epoch >= cfg.max_epochs:
@@ -322,7 +323,7 @@ class Trainer:
                 step = st.step
                 if step % cfg.log_every == 0 or step == cfg.max_steps:
                     now = time.perf_counter()
-                    tot_loss, tot_tok = all_sum(self.info, [window_loss, float(window_tok)])
+                    tot_loss, tot_tok = all_sum(self.info, [float(window_loss), float(window_tok)])
                     tps = tot_tok / max(now - window_t0, 1e-9)
                     ev = StepEvent(
                         step=step,

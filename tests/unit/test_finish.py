@@ -33,8 +33,10 @@ def test_the_stop_rule_keeps_the_tail_and_a_update_for_the_end() -> None:
     assert rule.tail == pytest.approx(6.0)  # 10 % of --max-time before anything was timed
     rule.record_tail(2.0)  # one evaluation + saves took 2 s: twice that, a second, the exit
     assert rule.tail == pytest.approx(6.0)
-    rule.record_tail(0.5)  # a quicker one later never shrinks it
+    rule.record_tail(0.5)  # one quicker one does not shrink it
     assert rule.tail == pytest.approx(6.0)
+    rule.record_tail(0.5)  # two do: the slow early evaluation has aged out
+    assert rule.tail == pytest.approx(3.0)
     assert StopRule(None, started=t0).reason(1.0) == "" and math.isinf(StopRule(None, 0).left())
 
 
