@@ -8,6 +8,7 @@
     python experiments/quality-estimation/qe_marks.py select                  # which signals
     python experiments/quality-estimation/qe_marks.py fit [--write]           # the tables, the model
     python experiments/quality-estimation/qe_marks.py tradeoff                # --quality-threshold
+    python experiments/quality-estimation/qe_marks.py threshold --lang it [--write T]  # one language
 
 The chrF label of the earlier calibrations (`qe_fit.wrong`) agrees with a reading of 100 dev
 lines per language on only 38-49 of them, and it reverses the effect of length: long news
@@ -346,6 +347,28 @@ def tradeoff(cuts: Sequence[float]) -> None:
               f"{prf(qs < t, ys)} |")  # fmt: skip
 
 
+def language_threshold(lang: str, cuts: Sequence[float], write: float | None) -> None:
+    """The shipped score's recall / precision / flagged share on `lang`'s marked lines at each
+    cut; `write`: keep the score, flag `lang` under that threshold instead of 0.5 (a new model of
+    that language, surer of itself, scores its wrong lines higher: fitsub/quality/model.json's
+    `thresholds`)."""
+    from fitsub.quality.score import MODEL_FILE, load_model
+
+    model = load_model()
+    rows, marks = marked()
+    q = np.array([model.score(r["signals"]) for r in rows[lang]])
+    y, short = marks[lang], np.array([is_short(r) for r in rows[lang]])
+    print(f"| T | {lang} all ({len(y)}) | short ({int(short.sum())}) | longer |\n|---|---|---|---|")
+    for t in cuts:
+        print(f"| {t} | {prf(q < t, y)} | {prf(q[short] < t, y[short])} | "
+              f"{prf(q[~short] < t, y[~short])} |")  # fmt: skip
+    if write is not None:
+        js = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+        js["thresholds"] = {**js.get("thresholds", {}), lang: write}
+        MODEL_FILE.write_text(json.dumps(js, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {MODEL_FILE}: {lang} flagged under {write}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="step", required=True)
@@ -358,6 +381,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     sub.add_parser("select")
     sub.add_parser("tradeoff").add_argument("--cuts", type=float, nargs="*",
                                             default=[0.3, 0.4, 0.5, 0.6, 0.7])  # fmt: skip
+    lt = sub.add_parser("threshold")
+    lt.add_argument("--lang", required=True, choices=LANGS)
+    lt.add_argument("--cuts", type=float, nargs="*", default=[0.5, 0.55, 0.6, 0.65, 0.7])
+    lt.add_argument("--write", type=float, default=None, help="store this threshold for --lang")
     f = sub.add_parser("fit")
     f.add_argument("--write", action="store_true", help="store fitsub/quality/model.json")
     f.add_argument("--features", nargs="*", default=None)
@@ -374,6 +401,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         select()
     elif args.step == "tradeoff":
         tradeoff(args.cuts)
+    elif args.step == "threshold":
+        language_threshold(args.lang, args.cuts, args.write)
     else:
         fit(args.write, args.features)
 

@@ -162,9 +162,12 @@ def test_dropout_passes_spread_and_do_not_depend_on_the_batch(nmt: NMTBackend) -
 
 
 def test_the_shipped_threshold_is_one_half_and_a_model_may_set_one_per_language() -> None:
-    # shipped: flag a line more likely to need retranslating than not, in every language
+    # shipped: flag a line more likely to need retranslating than not; Italian, whose GPU-trained
+    # model is surer of itself than the lines the score was fitted on, under 0.65 (its marked
+    # lines: recall 51 -> 66 % at precision 93 -> 92 %, docs/results/quality.md)
     model = load_model()
-    assert model.threshold == 0.5 and not model.thresholds
+    assert model.threshold == 0.5 and dict(model.thresholds) == {"it": 0.65}
+    assert model.threshold_for("it-IT") == 0.65
     assert model.threshold_for("de-AT") == model.threshold_for("pt") == model.threshold_for(None)
     shared = QualityModel(("copied",), (0.5,), (0.25,), (4.0,), 0.0, 0.0, thresholds=(("it", 1.0),))
     doc = parse_document(SRT, "srt")
