@@ -5,8 +5,7 @@
 #   recipes/gpu-one-call.sh prepare LANG|all        # here (CPU): build/gpu-LANG/ = a bare copy of
 #                                                   # the source tree + the prepared set (≤ 60 MB)
 #   recipes/gpu-one-call.sh check LANG|all [SECONDS] # on the GPU machine, first: every CUDA path
-#                                                   # once (updates, dev BLEU, saves, export) and
-#                                                   # the update time (train's eval interval)
+#                                                   # once (updates, dev BLEU, saves, export)
 #   recipes/gpu-one-call.sh train LANG|all MINUTES  # on the GPU machine, from the repository root:
 #                                                   # trains until MINUTES after it starts, exports
 #                                                   # float16 into $OUT (≤ 15 MB parts + meta.tar)
@@ -18,17 +17,18 @@
 # `prepare` does the data step for the chosen shape (fitsub prepare: read, weight, deduplicate,
 # filter, SentencePiece on every core, encode) and copies fitsub/ beside it, so the GPU machine
 # runs `python -m fitsub` from that copy with the core dependencies alone (no install step, no
-# network). With the device tool: carry build/gpu-LANG, command
-#   recipes/gpu-one-call.sh train LANG 8
-# `train` is data-limited by design: the wide shape (d 512, a deep encoder and a shallow decoder,
-# Kasai et al. 2021) sees en-it's ~4.4 M target tokens 65-130 times in 8 minutes at the expected
-# 0.6-1.2 M target tokens/s of an H100, so it trains with dropout 0.3, a learning rate that warms
-# up then decays by a cosine to 10 % at the deadline (--lr-schedule deadline), and exports the
-# mean of the last 5 kept checkpoints (every 400 updates). `all` is one model for it, de, fr and es
+# network). With the device tool: carry build/gpu-LANG (the tracked models/ left out of the tree
+# that travels: docs/models-and-training.md, "One GPU call"), command
+#   recipes/gpu-one-call.sh check LANG 45 && recipes/gpu-one-call.sh train LANG 8
+# The wide shape (d 512, a deep encoder and a shallow decoder, Kasai et al. 2021) saw en-it's
+# 4.3 M target pieces 21 times in 8 minutes on an H100 (470 k target tokens/s at full speed;
+# docs/results/gpu-run.md), so it trains with dropout 0.3, a learning rate that warms up then
+# decays by a cosine to 10 % at the deadline (--lr-schedule deadline), and exports the mean of the
+# last 5 kept checkpoints (an evaluation every 40 s). `all` is one model for it, de, fr and es
 # (a 16,000-piece joint vocabulary, a `<2xx>` tag; 4 + 2 layers to stay under 60 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:?usage: recipes/gpu-one-call.sh prepare|train|join ...}
+what=${1:?usage: recipes/gpu-one-call.sh prepare|check|train|join ...}
 LANG_=${2:-it}
 DATA_ROOT=${DATA_ROOT:-../shared/data}
 FITSUB=${FITSUB:-.venv/bin/fitsub}
@@ -61,46 +61,37 @@ case "$what" in
     ;;
   check|train)
     # check (GPU, first, SECONDS long; default 45): the same shape with an evaluation every 100
-    # updates, checkpoints and an export, so every CUDA path runs once before the long run, and
-    # the update time that sets train's evaluation interval (one every ~EVAL_SECONDS, default 40:
-    # evaluations and saves stay under a tenth of the run however fast the GPU is)
-    # train (GPU): trains until MINUTES after it starts, exports float16 into $OUT, packed into at
-    # most 8 files (the device tool's limit): model.safetensors in ≤ 15 MB parts + meta.tar
-    # (config, tokenizer, logs, the SHA-256); the checkpoints stay in build/gpu-LANG-run/run
+    # updates, checkpoints and an export, so every CUDA path runs once before the long run
+    # train (GPU): trains until MINUTES after it starts, evaluating every EVAL_TIME (default 40s,
+    # --eval-time: by the clock, as fast or slow as the updates run), exports float16 into $OUT,
+    # packed into at most 8 files (the device tool's limit): model.safetensors in ≤ 15 MB parts +
+    # meta.tar (config, tokenizer, logs, the SHA-256); the checkpoints stay in build/gpu-LANG-run/run
     OUT=${OUT:-$runs/out}
     mkdir -p "$OUT" "$runs"
     root=$PWD
     [[ $OUT == /* ]] || OUT=$root/$OUT
     # from the bare copy: `python -m fitsub` needs torch, numpy, sentencepiece, safetensors,
     # typer, rich and sacrebleu, nothing installed from this repository
-    fit() {  # fit OUT_DIR MAX_TIME EXPORT_DIR EVAL_EVERY BLEU_SENTENCES
+    fit() {  # fit OUT_DIR MAX_TIME EXPORT_DIR EVAL_EVERY BLEU_SENTENCES [more flags]
       (cd "$stage/src" && "${PYTHON:-python3}" -m fitsub train --prepared "$root/$stage/prep" \
         --out "$1" --force --d-model "${D_MODEL:-512}" --layers "${LAYERS:-$layers}" \
         --dropout "${DROPOUT:-0.3}" \
         --method ldpe+pe --noise 4 --length-dropout 0.2 --max-tokens "${MAX_TOKENS:-32768}" \
         --lr "${LR:-0.002}" --warmup "${WARMUP:-800}" --lr-schedule deadline \
         --eval-every "$4" --bleu-sentences "$5" --patience 0 --keep-checkpoints 5 \
-        --seed 1 --device "${DEVICE:-cuda}" --max-time "$2" --export "$3" ${EXTRA_ARGS:-})
+        --seed 1 --device "${DEVICE:-cuda}" --max-time "$2" --export "$3" "${@:6}" ${EXTRA_ARGS:-})
     }
     if [[ $what == check ]]; then
       rm -rf "$runs/check-model"
       fit "$root/$runs/check" "${3:-45}s" "$root/$runs/check-model" 100 64 2>&1 \
         | tee "$OUT/check.txt"
-      "${PYTHON:-python3}" - "$runs/check/train_log.jsonl" "${EVAL_SECONDS:-40}" \
-        > "$runs/eval_every" <<'PY'
-import json, sys
-steps = [r for r in map(json.loads, open(sys.argv[1])) if r["event"] == "step"][1:]
-# a log line every 50 updates; the fastest window is one without an evaluation in it
-per_update = min((r["seconds"] / 50 for r in steps), default=0.1)
-print(max(100, round(float(sys.argv[2]) / per_update / 100) * 100))
-PY
-      echo "check: done; train evaluates every $(cat "$runs/eval_every") updates" | tee -a "$OUT/check.txt"
+      echo "check: done" | tee -a "$OUT/check.txt"
       exit 0
     fi
     MINUTES=${3:?usage: recipes/gpu-one-call.sh train LANG|all MINUTES}
-    every=${EVAL_EVERY:-$(cat "$runs/eval_every" 2>/dev/null || echo 400)}
     rm -rf "$OUT/model"
-    fit "$root/$runs/run" "${MINUTES}m" "$OUT/model" "$every" 200 2>&1 | tee "$OUT/train.txt"
+    fit "$root/$runs/run" "${MINUTES}m" "$OUT/model" "${EVAL_EVERY:-1000000}" 200 \
+      --eval-time "${EVAL_TIME:-40s}" 2>&1 | tee "$OUT/train.txt"
     cp "$root/$runs/run/train_log.jsonl" "$OUT/model/"
     cp "$OUT/train.txt" "$OUT/model/"
     [[ -f $OUT/check.txt ]] && cp "$OUT/check.txt" "$OUT/model/"
@@ -117,5 +108,5 @@ PY
       && rm model.safetensors.part-*)
     echo "joined $dir/model.safetensors"
     ;;
-  *) echo "unknown step $what (prepare, train or join)" >&2; exit 2 ;;
+  *) echo "unknown step $what (prepare, check, train or join)" >&2; exit 2 ;;
 esac

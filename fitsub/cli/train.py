@@ -51,13 +51,11 @@ _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([smhd]?)\s*$")
 _UNIT_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
-def parse_duration(text: str) -> float:
+def parse_duration(text: str, flag: str = "--max-time") -> float:
     """`90`, `90s`, `45m`, `2h`, `1.5d` → seconds."""
     m = _DURATION.match(text)
     if m is None:
-        raise InputError(
-            None, f"--max-time {text!r}: expected seconds or a number with s, m, h or d"
-        )
+        raise InputError(None, f"{flag} {text!r}: expected seconds or a number with s, m, h or d")
     return float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
 
 
@@ -165,6 +163,9 @@ def train_cmd(
     ),
     eval_every: int = typer.Option(
         _D.eval_every, "--eval-every", min=1, help="Evaluate and save every N updates."
+    ),
+    eval_time: str | None = typer.Option(
+        None, "--eval-time", help="Also evaluate and save once this long (e.g. 45s) has passed."
     ),
     log_every: int = typer.Option(_D.log_every, "--log-every", min=1, help="Log every N updates."),
     patience: int = typer.Option(
@@ -292,6 +293,7 @@ def train_cmd(
             max_time=None if max_time is None else parse_duration(max_time),
             log_every=log_every,
             eval_every=eval_every,
+            eval_seconds=None if eval_time is None else parse_duration(eval_time, "--eval-time"),
             patience=patience,
             keep_checkpoints=keep_checkpoints,
             bleu_sentences=bleu_sentences,

@@ -98,6 +98,7 @@ class TrainConfig:
     max_time: float | None = None  # seconds of training in this invocation
     log_every: int = 50
     eval_every: int = 1000  # evaluate and save `last` (and maybe `best`) every N updates
+    eval_seconds: float | None = None  # also once this long has passed since the last (by time)
     patience: int = 10  # stop after this many evaluations without improvement (0: never)
     keep_checkpoints: int = 0  # keep the last N evaluated weights in OUT/steps (fitsub average)
     bleu_sentences: int = 200  # dev sentences greedily decoded for dev BLEU (0: loss only)
@@ -185,6 +186,8 @@ class TrainConfig:
         for name, value in (("update_freq", self.update_freq), ("eval_every", self.eval_every)):
             if value < 1:
                 raise InputError(None, f"must be >= 1, got {value}", setting=name)
+        if self.eval_seconds is not None and self.eval_seconds <= 0:
+            raise InputError(None, f"must be > 0 s, got {self.eval_seconds}", setting="eval_time")
         if not (self.data_dir or self.train_prefixes or self.prepared):
             raise InputError(None, "no training data: give --data DIR or --train PREFIX")
         if m.tgt_langs:

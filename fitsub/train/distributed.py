@@ -109,6 +109,11 @@ def broadcast_floats(info: DistInfo, values: list[float]) -> list[float]:
     return [float(v) for v in t.tolist()]
 
 
+def agreed(info: DistInfo, flag: bool) -> bool:
+    """Rank 0's `flag` on every rank (a decision made from one rank's clock)."""
+    return broadcast_floats(info, [float(flag)])[0] > 0
+
+
 def _comm_device(info: DistInfo) -> torch.device:
     # NCCL only moves CUDA tensors; gloo takes CPU ones.
     return info.device if info.device.type == "cuda" else torch.device("cpu")

@@ -35,11 +35,16 @@ class StopRule:
         self._recent: list[float] = []  # the last two evaluations' costs
         self.signal_name: str | None = None
         self._previous: dict[int, Any] = {}
-        self._begun = time.monotonic()
+        self._begun = self._last_eval = time.monotonic()
 
     def begin(self) -> None:
         """Updates start now (`progress` counts from here)."""
-        self._begun = time.monotonic()
+        self._begun = self._last_eval = time.monotonic()
+
+    def eval_due(self, every_s: float | None) -> bool:
+        """`every_s` seconds (`--eval-time`) have passed since the last evaluation ended (or the
+        updates began): an interval that holds however fast the updates run."""
+        return every_s is not None and time.monotonic() - self._last_eval >= every_s
 
     def progress(self) -> float:
         """The share of the time for updates (from `begin` to the deadline less the tail) spent;
@@ -69,6 +74,7 @@ class StopRule:
         evaluations of an untrained model (greedy decoding to the length limit) age out: on a
         GPU the first took 25 s, those of the last minutes 3 s."""
         self._recent = [*self._recent[-1:], seconds]
+        self._last_eval = time.monotonic()
         self.tail = 2.0 * max(self._recent) + 1.0 + EXIT_S
         self.measured = True
 

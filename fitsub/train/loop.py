@@ -8,9 +8,8 @@ events (`fitsub.train.events`); this module never prints.
 
 Reproducibility: the batches of epoch e depend only on (seed, e), the dropout and length-noise
 streams are re-seeded from (seed, rank, step): a resumed run makes an uninterrupted run's updates.
-Beside it in `fitsub.train`: `config`, `corpus` / `run_data` / `prepared`, `batches`, `optim`,
-`state` (`--resume`), `finish` (deadline, signals, export), `flops` (MFU); the loss is
-`fitsub.nmt.loss` (non-pad rows, output projection).
+Beside it in `fitsub.train`: `config`, `corpus` / `run_data` / `prepared`, `batches`, `optim`, `state`
+(`--resume`), `finish` (deadline, --eval-time, signals, export), `flops` (MFU), `fitsub.nmt.loss`.
 """
 
 from __future__ import annotations
@@ -36,6 +35,7 @@ from fitsub.train.batches import Batch, BatchMaker, make_batches, shard
 from fitsub.train.config import TrainConfig
 from fitsub.train.dev_bleu import dev_bleu
 from fitsub.train.distributed import (
+    agreed,
     all_sum,
     barrier,
     broadcast_floats,
@@ -340,12 +340,14 @@ class Trainer:
                     self._log(ev.record())
                     self._emit(ev)
                     window_loss, window_tok, window_t0 = 0.0, 0, now
-                if step % cfg.eval_every == 0:
-                    if self._evaluate_and_save():
-                        reason = "early_stopping"
-                        break
-                reason = self._stop_reason(update_s)
-                if reason:
+                due = step % cfg.eval_every == 0 or (  # --eval-time: rank 0's clock decides
+                    cfg.eval_seconds is not None
+                    and agreed(self.info, self.stop.eval_due(cfg.eval_seconds))
+                )
+                if due and self._evaluate_and_save():
+                    reason = "early_stopping"
+                    break
+                if reason := self._stop_reason(update_s):
                     break
             else:
                 st.epoch += 1
@@ -385,9 +387,7 @@ class Trainer:
     def _stop_reason(self, update_seconds: float) -> str:
         """A signal or the deadline (`StopRule`), agreed by every rank ("" to go on)."""
         reason = self.stop.reason(update_seconds)
-        if self.info.distributed and broadcast_floats(self.info, [float(bool(reason))])[0] > 0:
-            reason = reason or "max_time"
-        return reason
+        return (reason or "max_time") if agreed(self.info, bool(reason)) else ""
 
 
 def train(cfg: TrainConfig, callback: Callback | None = None, started: float | None = None) -> Path:

@@ -106,6 +106,28 @@ def test_max_time_bounds_the_whole_command_and_ends_with_an_export(
 
 
 @pytest.mark.slow
+def test_eval_time_evaluates_by_the_clock_not_the_update_count(
+    prepared: Path, tmp_path: Path
+) -> None:
+    # --eval-every far away: every evaluation but the last comes from --eval-time
+    run_dir = tmp_path / "run"
+    far = ["100000" if a == "40" else a for a in TRAIN]  # --eval-every 100000
+    proc = fitsub([*far, "--prepared", str(prepared), "-o", str(run_dir), "--eval-time", "2s",
+                   "--max-time", "15s"])  # fmt: skip
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    log = [json.loads(x) for x in (run_dir / "train_log.jsonl").read_text("utf-8").splitlines()]
+    evals = [r["step"] for r in log if r["event"] == "eval"]
+    done = [r["step"] for r in log if r["event"] == "done"]
+    assert len(evals) >= 2 and evals == sorted(set(evals)) and evals[-1] == done[0]
+    assert all(0 < s < 100000 for s in evals)
+    bad = fitsub(["train", "--prepared", str(prepared), "-o", str(tmp_path / "x"),
+                  "--eval-time", "soon"])  # fmt: skip
+    _, err = bad.communicate(timeout=60)
+    assert bad.returncode == 2 and "--eval-time 'soon'" in err and not (tmp_path / "x").exists()
+
+
+@pytest.mark.slow
 def test_sigterm_stops_at_the_next_update_exports_and_exits_0(
     prepared: Path, tmp_path: Path
 ) -> None:

@@ -80,3 +80,19 @@ def test_the_flops_count_is_six_per_weight_per_token_of_the_real_model() -> None
     extra = train_flops_per_target_token(cfg, 1.0, 10.0, 10.0) - 6 * weights
     d, le, ld = cfg.d_model, cfg.enc_layers, cfg.dec_layers
     assert extra == pytest.approx(6 * (le * 2 * 10 * d + ld * (10 * d + 2 * 10 * d)))
+
+
+def test_eval_due_counts_from_the_last_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fitsub.train.finish as F
+
+    now = [100.0]
+    monkeypatch.setattr(F.time, "monotonic", lambda: now[0])
+    rule = StopRule(None, started=100.0)
+    rule.begin()
+    assert not rule.eval_due(None) and not rule.eval_due(5.0)
+    now[0] = 105.0
+    assert rule.eval_due(5.0) and not rule.eval_due(None)
+    rule.record_tail(1.0)  # an evaluation just ended: the clock restarts
+    assert not rule.eval_due(5.0)
+    now[0] = 110.5
+    assert rule.eval_due(5.0)
