@@ -40,11 +40,11 @@ from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
+from fitsub.quality.score import load_model
 from fitsub.reflow import reflow
 from fitsub.review.edits import editable_text, fingerprint, timestamp
 from fitsub.review.page.live import page_checks, row_checks, severity_counts, worst
 
-LOW_SCORE = 0.5  # quality scores under it are shown in red (the filter takes any threshold)
 MEANING = {
     "too-small": "the budget is below any plausible translation of the source (budget warning)",
     "too-short": "the cue is on screen too briefly to be read, whatever its text (timing warning)",
@@ -157,7 +157,7 @@ def page_data(
         "edits_name": edits_name_for(output),
         "apply": apply_command(output, source),  # None: written to stdout
         "checks": page_checks(lang),
-        "low_score": LOW_SCORE,
+        "low_score": load_model().threshold_for(lang),  # shown in red under it
         "has_scores": any(row["q"] is not None for row in rows),
         "counts": {
             "translated": summary.translated,
