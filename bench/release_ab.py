@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_once(tree: Path, src: Path, threads: int) -> float:
-    """Seconds of one `python -m fitsub translate SRC --lang it` in `tree` (its own package)."""
+def run_once(tree: Path, src: Path, threads: int, lang: str = "it") -> float:
+    """Seconds of one `python -m fitsub translate SRC --lang LANG` in `tree` (its own package)."""
     out = Path(tempfile.mkdtemp()) / ("out" + src.suffix)
-    cmd = [sys.executable, "-m", "fitsub", "translate", str(src), "--lang", "it"]
+    cmd = [sys.executable, "-m", "fitsub", "translate", str(src), "--lang", lang]
     t0 = time.perf_counter()
     done = subprocess.run(
         [*cmd, "--threads", str(threads), "-o", str(out), "-q"],
@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--srt", type=Path, default=ROOT / "samples" / "lecture.srt")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--lang", default="it", help="the target language (its default model)")
     args = ap.parse_args()
     trees = {"A old": args.old.resolve(), "B this": ROOT}
     jobs = {args.txt.name: args.txt.resolve(), args.srt.name: args.srt.resolve()}
@@ -53,7 +54,7 @@ def main() -> None:
     for r in range(args.repeats):
         for job, src in jobs.items():
             for tag, tree in trees.items():
-                seconds = run_once(tree, src, args.threads)
+                seconds = run_once(tree, src, args.threads, args.lang)
                 times[(job, tag)].append(seconds)
                 print(f"run {r + 1} {job:14s} {tag:7s} {seconds:6.1f} s", flush=True)
     for job in jobs:

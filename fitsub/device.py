@@ -6,6 +6,8 @@ and by training, so that none of them imports another backend's module for it.
 
 from __future__ import annotations
 
+import os
+
 import torch
 
 from fitsub.errors import InputError
@@ -21,4 +23,23 @@ def resolve_device(device: str = "auto") -> torch.device:
         raise InputError(None, f"unknown device {device!r}") from err
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise InputError(None, f"device {device!r} asked for but CUDA is not available")
+    if dev.type == "cuda":
+        no_cudnn_attention()
     return dev
+
+
+def no_cudnn_attention() -> None:
+    """Takes cuDNN out of `F.scaled_dot_product_attention`'s backends (the memory-efficient
+    and math kernels remain), unless FITSUB_CUDNN_ATTENTION=1.
+
+    With a padding mask, PyTorch 2.11 on Hopper (and later chips) sends attention to cuDNN first,
+    which builds an execution plan for every new (batch, length) shape, reported at about 0.4 s
+    forward and 0.5 s backward each. Training batches come in hundreds of shapes that repeat from
+    the second epoch on: both GPU runs of docs/results/gpu-run.md took 0.4-0.7 s per update for
+    exactly their first epoch (305 and 664 batches) and 33-45 ms after. A translation on the GPU
+    meets a new shape at every beam step. (The fix is not yet timed on a GPU.)
+    """
+    if os.environ.get("FITSUB_CUDNN_ATTENTION") == "1":
+        return
+    if hasattr(torch.backends.cuda, "enable_cudnn_sdp"):
+        torch.backends.cuda.enable_cudnn_sdp(False)

@@ -3,12 +3,20 @@
 # command always ends with an exported model (docs/models-and-training.md, "One GPU call").
 #
 #   recipes/gpu-one-call.sh prepare LANG|all        # here (CPU): build/gpu-LANG/ = a bare copy of
-#                                                   # the source tree + the prepared set (≤ 60 MB)
+#                                                   # the source tree, the prepared set (xz over
+#                                                   # 30 MB) and the typer/click wheels
+#                                                   # (TOKENIZER=DIR: encode with DIR's pieces)
 #   recipes/gpu-one-call.sh check LANG|all [SECONDS] # on the GPU machine, first: every CUDA path
 #                                                   # once (updates, dev BLEU, saves, export)
 #   recipes/gpu-one-call.sh train LANG|all MINUTES  # on the GPU machine, from the repository root:
 #                                                   # trains until MINUTES after it starts, exports
 #                                                   # float16 into $OUT (≤ 15 MB parts + meta.tar)
+#   recipes/gpu-one-call.sh start LANG|all MINUTES [WAIT]  # on the GPU machine: `train` in a
+#                                                   # new process session that outlives the call,
+#                                                   # then `wait WAIT` (default 570)
+#   recipes/gpu-one-call.sh wait SECONDS            # the next call (within the machine's 30 s of
+#                                                   # warmth): until the run ends, then its files
+#                                                   # into $OUT
 #   recipes/gpu-one-call.sh join DIR                # here: join the parts, check the hash
 #                                                   # (DIR: the returned model/ folder)
 #   DEVICE=cpu D_MODEL=64 LAYERS=1+1 MAX_TOKENS=1024 recipes/gpu-one-call.sh train it 1   # the
@@ -28,12 +36,13 @@
 # (a 16,000-piece joint vocabulary, a `<2xx>` tag; 4 + 2 layers to stay under 60 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-what=${1:?usage: recipes/gpu-one-call.sh prepare|check|train|join ...}
+what=${1:?usage: recipes/gpu-one-call.sh prepare|check|train|start|wait|join ...}
 LANG_=${2:-it}
 DATA_ROOT=${DATA_ROOT:-../shared/data}
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 stage=build/gpu-$LANG_       # what travels: prep/ and src/ only
 runs=build/gpu-$LANG_-run   # the run's checkpoints (optimizer state, kept steps): stay where made
+work=${GPU_WORK:-/tmp/fitsub-gpu}  # `start`: the run's own copy, outside the tree a call replaces
 if [[ $LANG_ == all ]]; then
   tgt=it,de,fr,es vocab=16000 layers=4+2
 else
@@ -51,15 +60,66 @@ case "$what" in
       for c in $(corpora_of "$LANG_"); do args+=(--corpus "$c"); done
       data=$DATA_ROOT/en-$LANG_/train dev=$DATA_ROOT/en-$LANG_/dev/ud-pud
     fi
+    # TOKENIZER=models/en-multi: encode with that model's SentencePiece (to continue it)
+    tok=(); [[ -n ${TOKENIZER:-} ]] && tok=(--tokenizer "$TOKENIZER")
     mkdir -p "$stage"
     [[ -f $stage/prep/manifest.json ]] || "$FITSUB" prepare --data "$data" "${args[@]}" \
-      --src en --tgt "$tgt" --dev "$dev" --vocab-size "$vocab" --out "$stage/prep"
+      --src en --tgt "$tgt" --dev "$dev" --vocab-size "$vocab" "${tok[@]}" --out "$stage/prep"
+    # over ~30 MB the arrays travel xz-compressed (token ids shrink to ~35 %; `train` unpacks)
+    big=$stage/prep/data.safetensors
+    if [[ -f $big ]] && (($(stat -c %s "$big") > 30000000)); then xz -T0 -6 "$big"; fi
     rm -rf "$stage/src" && mkdir -p "$stage/src"
     cp -r fitsub "$stage/src/" && find "$stage/src" -name __pycache__ -prune -exec rm -rf {} +
-    du -sh "$stage/prep" "$stage/src"
+    # the GPU machine's typer is older than fitsub's floor: these travel as wheels (network here)
+    if ! ls "$stage"/whl/typer-*.whl > /dev/null 2>&1; then
+      "${PYTHON:-python3}" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
+        --implementation cp -d "$stage/whl" typer==0.16.0 click==8.5.1 \
+        || echo "no wheels fetched (no network?): put typer and click wheels in $stage/whl" >&2
+    fi
+    du -sh "$stage"/*
     echo "carry $stage; on the GPU machine: recipes/gpu-one-call.sh train $LANG_ MINUTES"
     ;;
+  start)
+    # A run longer than one device call (one call is at most 10 minutes): on the GPU machine,
+    # copies the recipe and the stage to $GPU_WORK, starts `train LANG MINUTES` there in a new
+    # process session (setsid: it outlives the call, until the machine goes back) beside
+    # bench/gpu_watch.py, then waits up to WAIT seconds (`wait`). The next call, within the
+    # machine's 30 s of warmth, is `recipes/gpu-one-call.sh wait SECONDS`.
+    MINUTES=${3:?usage: recipes/gpu-one-call.sh start LANG|all MINUTES [WAIT]}
+    rm -rf "$work" && mkdir -p "$work/repo/build" "$work/out"
+    cp -r recipes "$work/repo/" && cp -r "$stage" "$work/repo/build/" && cp bench/gpu_watch.py "$work/"
+    setsid nohup "${PYTHON:-python3}" "$work/gpu_watch.py" --until "$work/rc" \
+      --touch-gib "${TOUCH_GIB:-8}" > "$work/out/watch.txt" 2>&1 < /dev/null &
+    setsid nohup env OUT="$work/out" bash -c "'$work/repo/recipes/gpu-one-call.sh' train $LANG_ \
+      $MINUTES; echo \$? > '$work/rc'" > "$work/start.txt" 2>&1 < /dev/null &
+    exec "$0" wait "${4:-570}"
+    ;;
+  wait)
+    # waits until the started run has ended or SECONDS have passed, printing its progress each
+    # minute; once it has ended, its model parts and logs go to $OUT (the device tool's folder)
+    end=$((SECONDS + ${2:?usage: recipes/gpu-one-call.sh wait SECONDS}))
+    while [[ ! -f $work/rc ]] && ((SECONDS < end)); do
+      sleep 5
+      ((SECONDS % 60 < 5)) && tail -n 1 "$work/out/train.txt" 2>/dev/null | cut -c1-300
+    done
+    tail -n 4 "$work/out/watch.txt" "$work/start.txt" 2>/dev/null | cut -c1-400
+    if [[ -f $work/rc ]]; then
+      echo "run ended: exit $(cat "$work/rc")"
+      if [[ -n ${OUT:-} && -d $work/out/model ]]; then
+        cp "$work"/out/model/* "$OUT"/ && cp "$work/out/watch.txt" "$OUT"/ && ls -la "$OUT"
+      fi
+    else
+      echo "still training: call wait again"
+    fi
+    ;;
   check|train)
+    # a prepared set that travelled compressed (xz: token ids shrink to ~35 %) is unpacked here
+    for f in "$stage"/prep/*.xz; do
+      [[ -f $f ]] || continue
+      "${PYTHON:-python3}" -c 'import lzma, shutil, sys
+with lzma.open(sys.argv[1]) as i, open(sys.argv[1][:-3], "wb") as o: shutil.copyfileobj(i, o)' \
+        "$f" && rm "$f"
+    done
     # check (GPU, first, SECONDS long; default 45): the same shape with an evaluation every 100
     # updates, checkpoints and an export, so every CUDA path runs once before the long run
     # train (GPU): trains until MINUTES after it starts, evaluating every EVAL_TIME (default 40s,
@@ -108,5 +168,5 @@ case "$what" in
       && rm model.safetensors.part-*)
     echo "joined $dir/model.safetensors"
     ;;
-  *) echo "unknown step $what (prepare, check, train or join)" >&2; exit 2 ;;
+  *) echo "unknown step $what (prepare, check, train, start, wait or join)" >&2; exit 2 ;;
 esac

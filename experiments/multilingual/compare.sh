@@ -3,12 +3,12 @@
 # `fitsub eval` run per language (both models on the same lines, same settings, beam 5): TED dev
 # (mustc-tst-common-a, where the pair has it), ud-pud, flores200-devtest (test: report only, never
 # a choice), unconstrained and isometric (ratio 1.0) for the length figures.
-#   MULTI=runs/ml-campaign/s1/avg3 experiments/multilingual/compare.sh     # into runs/ml-compare
+#   EXTRA_ARGS="--max-segments 500" experiments/multilingual/compare.sh   # models/en-multi; into runs/ml-compare
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 FITSUB=${FITSUB:-.venv/bin/fitsub}
 DATA_ROOT=${DATA_ROOT:-../shared/data}
-MULTI=${MULTI:-models/multi-campaign}
+MULTI=${MULTI:-models/en-multi}
 OUT=${OUT:-runs/ml-compare}
 mkdir -p "$OUT"
 for L in ${LANGS:-it de fr es}; do

@@ -39,7 +39,7 @@ from fitsub.nmt.attention import (
     word_rarity,
 )
 from fitsub.nmt.bounds import word_table
-from fitsub.nmt.checkpoint import CONFIG, load_checkpoint, load_lexicon
+from fitsub.nmt.checkpoint import CONFIG, language_files, load_checkpoint, load_lexicon
 from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
@@ -147,11 +147,12 @@ class NMTBackend:
         # never invent a word (fitsub.nmt.lexicon_mask): the checkpoint's lexicon.txt.gz, a
         # file, or "off"; `lexicon_note` says which (or why none), for the CLI to say once
         self.lexicon: Lexicon | None
-        self.lexicon, self.lexicon_note = load_lexicon(model_dir, lexicon, tuple(self.cfg.targets))
+        files = language_files(model_dir, default_models_dir(), self.cfg.src_lang, self.lang)
+        self.lexicon, self.lexicon_note = load_lexicon(files, lexicon, tuple(self.cfg.targets))
         # the word links of the quality score (fitsub.quality.links; None: the signal is missing,
         # and `links_note` says so once)
-        self.links: WordLinks | None = model_links(model_dir, tuple(self.cfg.targets))
-        self.links_note = None if self.links is not None else links_note(model_dir)
+        self.links: WordLinks | None = model_links(files, tuple(self.cfg.targets))
+        self.links_note = None if self.links is not None else links_note(files)
         # the decoder layers whose cross-attention `score_outputs` averages (None: all)
         self.attention_layers: tuple[int, ...] | None = None
         # the unconstrained pass on CTranslate2 where it can run it (fitsub.nmt.ct2; int8 keeps

@@ -300,6 +300,18 @@ def export_checkpoint(
     return out
 
 
+def language_files(model_dir: str | Path, shipped: Path, src: str, lang: str | None) -> Path:
+    """The folder of a model's per-language files (its lexicon and word links): its own, or,
+    for a multilingual model without them (`models/en-multi`), the shipped model of the language
+    asked for (`shipped/SRC-LANG`): both are facts of the pair's training text, which the
+    multilingual model was trained on too, not of one model."""
+    own = Path(model_dir)
+    if lang is None or (own / LEXICON_FILE).is_file():
+        return own
+    pair = shipped / f"{src}-{lang}"
+    return pair if (pair / LEXICON_FILE).is_file() else own
+
+
 def load_lexicon(
     model_dir: str | Path, choice: str | Path = "auto", languages: tuple[str, ...] = ()
 ) -> tuple[Lexicon | None, str | None]:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from fitsub.device import no_cudnn_attention
+
 
 @dataclass(frozen=True)
 class DistInfo:
@@ -43,6 +45,7 @@ def pick_device(name: str, local_rank: int = 0) -> torch.device:
     if name == "cuda":
         if not torch.cuda.is_available():
             raise RuntimeError("--device cuda asked for, but no CUDA device is available")
+        no_cudnn_attention()
         return torch.device("cuda", local_rank % torch.cuda.device_count())
     return torch.device(name)
 

@@ -18,6 +18,7 @@ from fitsub.errors import InputError
 # [MIN_TAIL_S, MAX_TAIL_S] seconds, is kept for them and the export.
 TAIL_SHARE, MIN_TAIL_S, MAX_TAIL_S = 0.1, 2.0, 120.0
 EXIT_S = 1.0  # the interpreter's own exit (torch's teardown) after the last line
+AVERAGE_FROM = 0.75  # export averages the kept checkpoints of the last quarter of updates
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -123,13 +124,25 @@ def check_export_dir(path: Path) -> None:
         raise InputError(path, f"folder {str(path.parent)!r} does not exist")
 
 
+def averaged_steps(steps: list[Path]) -> list[Path]:
+    """The kept checkpoints worth averaging: those of the run's last quarter of updates
+    (`step-NNNNNN` at or after AVERAGE_FROM × the last step). Checkpoints kept by the clock in a
+    short run reach back to where the model was far weaker (the multilingual GPU run kept updates
+    2,330 … 6,932 at dev BLEU 11.8 … 20.2), and a mean with those lags the last."""
+    if not steps:
+        return []
+    last = int(steps[-1].name.split("-")[-1])
+    return [p for p in steps if int(p.name.split("-")[-1]) >= AVERAGE_FROM * last]
+
+
 def export_run(out: Path, dest: Path, keep: int) -> tuple[Path, str]:
-    """Write the run's model to `dest` in float16: the mean of its kept checkpoints
-    (`OUT/steps`, at least two), else its best (or last) checkpoint. Returns (dest, what)."""
+    """Write the run's model to `dest` in float16: the mean of its kept checkpoints of the last
+    quarter of updates (`averaged_steps`, at least two), else its best (or last) checkpoint.
+    Returns (dest, what)."""
     from fitsub.nmt.checkpoint import export_checkpoint
     from fitsub.train.average import average_checkpoints
 
-    steps = sorted((out / "steps").glob("step-*")) if keep > 1 else []
+    steps = averaged_steps(sorted((out / "steps").glob("step-*"))) if keep > 1 else []
     if len(steps) >= 2:
         average_checkpoints(steps, dest, "float16")
         return dest, f"the average of {len(steps)} checkpoints ({steps[0].name} … {steps[-1].name})"

@@ -6,13 +6,14 @@ from __future__ import annotations
 import math
 import os
 import signal
+from pathlib import Path
 
 import pytest
 from factories import tiny_config, word_tokenizer
 from torch import nn
 
 from fitsub.nmt.checkpoint import build_model
-from fitsub.train.finish import StopRule
+from fitsub.train.finish import StopRule, averaged_steps
 from fitsub.train.flops import train_flops_per_target_token
 from fitsub.train.optim import deadline_lr, inverse_sqrt_lr, scheduled_lr
 
@@ -96,3 +97,13 @@ def test_eval_due_counts_from_the_last_evaluation(monkeypatch: pytest.MonkeyPatc
     assert not rule.eval_due(5.0)
     now[0] = 110.5
     assert rule.eval_due(5.0)
+
+
+def test_the_export_averages_only_the_last_quarter_of_updates() -> None:
+    # the multilingual GPU run's kept checkpoints: evaluated by the clock, the first far weaker
+    kept = [Path(f"steps/step-{n:06d}") for n in (2330, 3574, 4814, 6000, 6932)]
+    assert [p.name for p in averaged_steps(kept)] == ["step-006000", "step-006932"]
+    # checkpoints of the last quarter are all kept (the en-it GPU run: 4,800 … 6,061)
+    evenly = [Path(f"steps/step-{n:06d}") for n in (4800, 5200, 5600, 6000, 6061)]
+    assert averaged_steps(evenly) == evenly
+    assert averaged_steps([]) == []

@@ -114,10 +114,25 @@ def test_the_model_family_is_a_field_read_from_older_configs_extra() -> None:
         ModelConfig.from_dict({"vocab_size": 8, "arch": "levt", "extra": {"arch": "cmlm"}})
 
 
-@pytest.mark.parametrize("pair", ["en-it", "en-de", "en-fr", "en-es"])
+@pytest.mark.parametrize("pair", ["en-it", "en-de", "en-fr", "en-es", "en-es-single", "en-multi"])
 def test_the_shipped_models_read_unchanged(pair: str) -> None:
     meta = json.loads((SHIPPED / pair / "config.json").read_text(encoding="utf-8"))
     cfg = ModelConfig.from_dict(meta["model"])
     assert cfg.arch == "ar" and model_kind(SHIPPED / pair) is ModelKind.AUTOREGRESSIVE
     written = cfg.to_dict()  # every field they hold reads back as written
     assert {k: written[k] for k in meta["model"]} == meta["model"] and written["arch"] == "ar"
+
+
+def test_a_multilingual_model_takes_the_language_files_of_the_pair(tmp_path: Path) -> None:
+    from fitsub.nmt.checkpoint import language_files
+
+    shipped, own = tmp_path / "models", tmp_path / "mine"
+    (shipped / "en-de").mkdir(parents=True)
+    own.mkdir()
+    assert language_files(own, shipped, "en", "de") == own  # the pair has no lexicon either
+    (shipped / "en-de" / "lexicon.txt.gz").write_bytes(b"")
+    assert language_files(own, shipped, "en", "de") == shipped / "en-de"
+    assert language_files(own, shipped, "en", None) == own  # one language: its own folder
+    assert language_files(own, shipped, "en", "fr") == own
+    (own / "lexicon.txt.gz").write_bytes(b"")
+    assert language_files(own, shipped, "en", "de") == own  # its own comes first

@@ -1,0 +1,80 @@
+"""The shipped multilingual model (`models/en-multi`): one set of weights writes whichever of
+its four languages `--lang` asks for; the default for Spanish (`models/en-es` links to it), not
+for the others."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from cli_helpers import run
+
+from fitsub.nmt.backend import resolve_model_dir
+from fitsub.quality.dictionary import load_dictionary
+
+REPO = Path(__file__).resolve().parents[2]
+MULTI = REPO / "models" / "en-multi"
+LINES = [
+    "The children are playing in the garden with their friends.",
+    "We will open a new school in the city next year.",
+    "Thank you very much for your help yesterday.",
+]
+
+
+def _mean_zipf(text: str, lang: str) -> float:
+    dictionary = load_dictionary(lang)
+    assert dictionary is not None
+    words = re.findall(r"\w+", text.lower())
+    return sum(dictionary.zipf(w) for w in words) / max(len(words), 1)
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("multi")
+    src = folder / "in.txt"
+    src.write_text("\n".join(LINES) + "\n", "utf-8")
+    out: dict[str, str] = {}
+    for lang in ("it", "de", "fr", "es"):
+        dest = folder / f"out.{lang}.txt"
+        argv = ["translate", str(src), "--model", str(MULTI), "--lang", lang]
+        assert run([*argv, "--threads", "1", "-o", str(dest)]) == 0
+        out[lang] = dest.read_text("utf-8")
+    return out
+
+
+def test_each_output_is_in_the_language_asked_for(outputs: dict[str, str]) -> None:
+    for lang, text in outputs.items():
+        assert len(text.strip().splitlines()) == len(LINES)
+        own = _mean_zipf(text, lang)
+        for other in outputs:
+            if other != lang:
+                assert own > _mean_zipf(text, other), (lang, other, text)
+
+
+def test_it_is_the_default_model_of_spanish_alone() -> None:
+    from fitsub.nmt.checkpoint import read_config
+
+    for lang in ("it", "de", "fr", "es"):
+        default = resolve_model_dir(None, "en", lang)
+        assert default.name == f"en-{lang}"
+        assert (default / "lexicon.txt.gz").is_file()  # its language's own, in every case
+        multi = (default / "model.safetensors").resolve() == (MULTI / "model.safetensors")
+        assert multi == (lang == "es"), lang
+        assert bool(read_config(default)["model"].get("tgt_langs")) == (lang == "es")
+    # the per-language model it replaced is whole beside it
+    single = REPO / "models" / "en-es-single"
+    assert read_config(single)["model"]["tgt_lang"] == "es"
+    assert (single / "lexicon.txt.gz").is_file()
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_it_keeps_to_the_lexicon_and_links_of_the_language_asked_for(lang: str) -> None:
+    from fitsub.nmt.backend import NMTBackend
+
+    backend = NMTBackend(MULTI, device="cpu", threads=1, lang=lang)
+    assert backend.lexicon is not None and backend.lexicon.language == lang
+    assert backend.lexicon_note is None
+    assert backend.links is not None and backend.links.languages[1] == lang
+    # its own folder holds neither: they are the shipped per-language model's
+    assert not (MULTI / "lexicon.txt.gz").exists() and not (MULTI / "links.txt.gz").exists()
