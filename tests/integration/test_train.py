@@ -137,6 +137,12 @@ def test_finetune_adds_a_length_method_and_keeps_the_tokenizer(toy: Path, tmp_pa
     # 4 small updates move the weights only a little away from the starting point
     delta = sum(float((start[k] - tuned[k]).abs().mean()) for k in start) / len(start)
     assert 0 < delta < 0.02
+    # with no length flags, a fine-tune keeps its model's length control (not `baseline`)
+    ft2 = tmp_path / "ft2"
+    args = ["--out", str(ft2), "--data", str(toy), *TINY, "--max-steps", "2"]
+    assert run_cli([*args, "--init-from", str(ft / "last"), "--length-dropout", "0.5"]) == 0
+    model = json.loads((ft2 / "last" / "config.json").read_text())["model"]
+    assert (model["method"], model["noise"], model["length_dropout"]) == ("tok+lrpe", 2, 0.5)
 
 
 def test_early_stopping_and_max_time(toy: Path, tmp_path: Path) -> None:
