@@ -12,12 +12,18 @@ the per-file glossary entry, and every other rendering of it in the file is repl
 * the **entry** is the name as written when some translation keeps it so (a name copied is the
   model's confident choice, and names are kept across languages), else the first rendering in
   the file; an explicit glossary term is never touched (the glossary already fixes it);
-* a translation that already writes the entry is left as it is: the name is rendered there, and
-  another capitalised word sharing its first letters is another word (German nouns: "Herr Marks
-  öffnete den Markt." keeps its "Markt").
+* a cue is changed only where that is certain (issue 55): never a cue copied word for word
+  from its source, never a cue whose translation (all its turns together) already writes the
+  entry, nor, for an entry other than the name, one whose source writes the entry; never a word
+  of the cue's own source ("Is that Mr Johnson? No, it is Johnny." keeps "Johnson", "San
+  Diegoans" stays beside "San Diegans": a word copied from the source is that word, not a
+  rendering of the name); and only when the renderings left are exactly as many as the cue's
+  source writes the name (German nouns: "Herr Markus öffnete den Markt." for "Mr. Marks opened
+  the market." has two candidates for one name and is left as it is). A word is replaced whole,
+  by the entry; words are letters only (`_WORD`).
 
 Pure functions over texts; the pipeline applies them cue by cue within each cue's budget
-(`fitsub.pipeline.assemble.consistent_names`).
+(`fitsub.pipeline.typeset.typeset`).
 """
 
 from __future__ import annotations
@@ -69,17 +75,26 @@ def entries(names: Sequence[str], translations: Sequence[str]) -> dict[str, str]
     return out
 
 
-def unify(translation: str, entry_of: Mapping[str, str]) -> str:
-    """`translation` with every other rendering of each name replaced by its entry, unless it
-    already writes the entry (module docstring)."""
+def unify(turns: Sequence[str], source: str, entry_of: Mapping[str, str]) -> list[str]:
+    """A cue's translated `turns` with the other renderings of each name replaced by its entry,
+    where that is certain (module docstring); `source`: the cue's source text, all turns."""
+    src_words = [m.group() for m in _WORD.finditer(source)]
+    if src_words == [m.group() for t in turns for m in _WORD.finditer(t)]:
+        return list(turns)  # a copy of the source
+    out = list(turns)
     for name, entry in entry_of.items():
-        if any(m.group() == entry for m in _WORD.finditer(translation)):
+        words = [m.group() for t in out for m in _WORD.finditer(t)]
+        if entry in words or (entry != name and entry in src_words):
             continue
         stem = name[:STEM].lower()
+        swap = {w for w in words if w[0].isupper() and w.lower()[:STEM] == stem}
+        swap -= set(src_words)
+        wanted = src_words.count(name)
+        if not swap or sum(w in swap for w in words) != wanted:
+            continue
 
-        def swap(m: re.Match[str], stem: str = stem, entry: str = entry) -> str:
-            w = m.group()
-            return entry if w[0].isupper() and w.lower()[:STEM] == stem else w
+        def sub(m: re.Match[str], swap: Collection[str] = swap, entry: str = entry) -> str:
+            return entry if m.group() in swap else m.group()
 
-        translation = _WORD.sub(swap, translation)
-    return translation
+        out = [_WORD.sub(sub, t) for t in out]
+    return out

@@ -57,17 +57,29 @@ def typeset(
         copy = " ".join(in_order(by_turn)).split() == " ".join(sources.get(i, ())).split()
         quoted = None if copy else lang
         for to in (quoted, None):
-            new = {t: _fix(src.get(t, ""), text, here, to) for t, text in by_turn.items()}
+            new = _fix(src, by_turn, here, to)
             if _within(planned[i], by_turn, new):
                 got.turns[i] = new
                 break
         if i in got.free:
             free = got.free[i]
             same = " ".join(in_order(free)).split() == " ".join(sources.get(i, ())).split()
-            got.free[i] = {
-                t: _fix(src.get(t, ""), x, here, None if same else lang) for t, x in free.items()
-            }
+            got.free[i] = _fix(src, free, here, None if same else lang)
 
 
-def _fix(source: str, text: str, entry_of: Mapping[str, str], lang: str | None) -> str:
-    return target_quotes(source, follow_source(source, unify(text, entry_of)), lang)
+def _fix(
+    src: Mapping[int, str],
+    by_turn: Mapping[int, str],
+    entry_of: Mapping[str, str],
+    lang: str | None,
+) -> dict[int, str]:
+    """A cue's turns with its names unified over the whole cue (`unify`), then each turn set in
+    the typography of its source turn."""
+    order = sorted(by_turn)
+    named = dict(
+        zip(order, unify(in_order(by_turn), " ".join(in_order(src)), entry_of), strict=True)
+    )
+    return {
+        t: target_quotes(src.get(t, ""), follow_source(src.get(t, ""), named[t]), lang)
+        for t in order
+    }
