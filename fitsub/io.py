@@ -7,6 +7,9 @@ while writing leaves nothing behind, the kernel frees the space. It gets a name
 (``.NAME.PID.fitsub-tmp``) only for the instant between `os.link` and `os.replace`; where
 ``O_TMPFILE`` is not available (other systems, some file systems) it is named from the start.
 Either way the next write to the same directory removes such files whose process (PID) is gone.
+The new file keeps the permission bits of the file it replaces (a 0600 output stays 0600); a
+new output is created with mode 0666 and the kernel takes the umask off, as for any new file
+(the umask is never read nor changed: setting it to probe it raced between threads).
 
 `check_output_path` is the one check every output option goes through before any work;
 `expand_inputs` turns the folders and glob patterns of a batch run into files.
@@ -19,8 +22,8 @@ import errno
 import gzip
 import io
 import os
+import secrets
 import stat
-import tempfile
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
@@ -71,10 +74,17 @@ def _write_all(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
-def _mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+NEW_FILE_MODE = 0o666  # the kernel takes the umask (and a default ACL) off, as for any new file
+
+
+def _existing_mode(path: Path) -> int | None:
+    """The permission bits of the regular file at `path`, which its replacement keeps (a 0600
+    output stays 0600); None for a new file, which gets the umask's mode."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -98,9 +108,10 @@ def _atomic_write(path: Path, data: bytes) -> None:
     directory = path.parent if str(path.parent) else Path(".")
     remove_stale_temporaries(directory)
     named = directory / f".{path.name}.{os.getpid()}{TMP_SUFFIX}"
+    mode = _existing_mode(path)
     fd = -1
     try:
-        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, _mode())
+        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, NEW_FILE_MODE)
     except (AttributeError, OSError) as err:
         if isinstance(err, OSError) and err.errno not in (
             errno.EOPNOTSUPP,
@@ -112,6 +123,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
         fd = -1
     if fd >= 0:
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             _write_all(fd, data)
             named.unlink(missing_ok=True)
             os.link(f"/proc/self/fd/{fd}", named)
@@ -126,15 +139,29 @@ def _atomic_write(path: Path, data: bytes) -> None:
                 named.unlink(missing_ok=True)
                 raise
             return
-    _write_named(path, directory, data)
+    _write_named(path, directory, data, mode)
 
 
-def _write_named(path: Path, directory: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.name}.", suffix=f".{os.getpid()}{TMP_SUFFIX}", dir=directory
-    )
+def _create_named(path: Path, directory: Path) -> tuple[int, str]:
+    """A new temporary file `.NAME.RANDOM.PID.fitsub-tmp` beside `path`, created with
+    `NEW_FILE_MODE` (so with the umask's mode, unlike mkstemp's 0600): (fd, its path)."""
+    for _ in range(100):
+        tmp = os.path.join(
+            directory, f".{path.name}.{secrets.token_hex(4)}.{os.getpid()}{TMP_SUFFIX}"
+        )
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
+            return os.open(tmp, flags, NEW_FILE_MODE), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory))
+
+
+def _write_named(path: Path, directory: Path, data: bytes, mode: int | None) -> None:
+    fd, tmp = _create_named(path, directory)
     try:
-        os.chmod(tmp, _mode())  # mkstemp makes 0600; give the file the usual mode
+        if mode is not None:
+            os.fchmod(fd, mode)
         try:
             _write_all(fd, data)
         finally:
