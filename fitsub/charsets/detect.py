@@ -21,7 +21,9 @@ Detection order (first that applies wins):
    guess reads one and the file has at least `MIN_SCRIPT_BYTES` non-ASCII bytes; for Latin
    text, ``cp1252`` unless charset-normalizer finds another Latin code page (cp1250 for Czech or
    Polish...) clearly less garbled. On short Western text charset-normalizer alone mistakes
-   cp1252 for cp1257 ("à" → "ą"), so cp1252 stays the default there;
+   cp1252 for cp1257 ("à" → "ą"), so cp1252 stays the default there; an East Asian guess is
+   checked by `fitsub.charsets.east_asian.choose` (a short file: the one plausible reading, or
+   an `InputError` naming ``--encoding``);
 6. anything cp1252 cannot decode and no guess covers decodes as ``latin-1``.
 
 `Decoded.detected_by` says which rule chose (``given``, ``bom``, ``utf-8``, ``detected``) and
@@ -42,6 +44,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from fitsub.charsets.east_asian import FAMILY, choose
 from fitsub.errors import InputError
 
 MIN_SCRIPT_BYTES = 4  # fewer non-ASCII bytes than this are too little evidence for a script
@@ -188,15 +191,20 @@ def decode_bytes(
                 bad.line,
             ) from None
     name, confidence = guess_legacy(data)
+    if name in FAMILY:
+        chosen = choose(data, name, path)
+        confidence = confidence if chosen == name else None
+        name = chosen
     decoded = _finish(data.decode(name), name, path)
-    return replace(
-        decoded, detected_by="detected", confidence=confidence, warnings=_utf8_lines(data, name)
-    )
+    warnings = () if name in FAMILY else _utf8_lines(data, name)
+    return replace(decoded, detected_by="detected", confidence=confidence, warnings=warnings)
 
 
 def _utf8_lines(data: bytes, name: str) -> tuple[str, ...]:
     """A warning naming the first line that holds UTF-8 in a file read as legacy `name`: the
-    file mixes encodings, and those lines read as "Ã©" where "é" was meant."""
+    file mixes encodings, and those lines read as "Ã©" where "é" was meant. Only for a
+    single-byte code page: in Shift-JIS, GB18030 or EUC text, byte pairs that look like UTF-8
+    are ordinary characters (the caller asks only for those)."""
     m = _UTF8_MULTIBYTE.search(data)
     if m is None:
         return ()

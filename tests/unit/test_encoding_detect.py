@@ -62,3 +62,76 @@ def test_cli_reports_the_detected_encoding_and_honours_encoding(tmp_path: Path) 
                 "koi8-r", "--report", str(report), "-o", str(tmp_path / "o.srt")]) == 0  # fmt: skip
     info = json.loads(report.read_text())["meta"]["encoding_detected"]
     assert info == {"encoding": "koi8-r", "by": "given", "confidence": None}
+
+
+# issue 55, part 3: two short lines of East Asian text read right, or refused naming --encoding
+JA_KANA = ("こんにちは、元気ですか？", "はい、ありがとう。")
+JA_KANJI = ("今日は雨です。", "明日は晴れるでしょう。")
+ZH = ("你好，你好吗？", "我很好，谢谢。")
+KO = ("안녕하세요, 잘 지내세요?", "네, 고마워요.")
+
+
+@pytest.mark.parametrize(
+    ("encoding", "lines"),
+    [
+        ("shift_jis", JA_KANA),
+        ("shift_jis", JA_KANJI),
+        ("cp932", JA_KANJI),
+        ("euc_jp", JA_KANA),
+        ("euc_jp", JA_KANJI),
+        ("euc_jp", ("カタカナのテキスト", "テレビ")),
+        ("gb18030", ZH),
+        ("gb18030", JA_KANJI),
+        ("gbk", ZH),
+        ("big5", ("謝謝你們今天來。", "大家早安。")),
+        ("cp949", KO),
+    ],
+)
+def test_short_east_asian_files_read_right_or_refused_naming_encoding(
+    encoding: str, lines: tuple[str, str]
+) -> None:
+    text = CUE.format(*lines)
+    data = text.encode(encoding)
+    try:
+        decoded = decode_bytes(data, "short.srt")
+    except InputError as err:
+        message = str(err)
+        assert "short.srt" in message and "--encoding" in message and "\n" not in message
+        suggested = message.rsplit("--encoding ", 1)[1].rstrip(")")
+        if data.decode(suggested, "replace") == text:  # the suggestion, when right, reads it
+            assert decode_bytes(data, encoding=suggested).text == text
+        return
+    assert decoded.text == text, decoded.encoding  # never a wrong reading
+    assert decoded.warnings == ()  # no "mixed encodings" for a file read right
+
+
+def test_which_short_east_asian_files_are_read_and_which_refused() -> None:
+    def outcome(lines: tuple[str, str], encoding: str) -> str:
+        try:
+            return decode_bytes(CUE.format(*lines).encode(encoding)).encoding
+        except InputError as err:
+            assert "cannot tell this file's encoding" in str(err)
+            return "refused"
+
+    assert outcome(JA_KANA, "shift_jis") == outcome(JA_KANJI, "cp932") == "cp932"
+    assert outcome(ZH, "gb18030") == "gb18030"  # not the Korean charset-normalizer guessed
+    assert outcome(KO, "cp949") == "cp949"
+    # EUC-JP kanji are GB2312 hanzi too: two lines cannot tell Japanese from Chinese
+    assert outcome(JA_KANJI, "euc_jp") == "refused"
+    many = tuple(" ".join([line] * 6) for line in JA_KANJI)
+    assert outcome((many[0], many[1]), "euc_jp").startswith("euc_j")  # more text: read right
+
+
+def test_a_short_east_asian_file_refused_is_one_line_exit_2_and_encoding_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "ja.srt"
+    src.write_bytes(CUE.format(*JA_KANJI).encode("euc_jp"))
+    out = tmp_path / "out.srt"
+    assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(src) in err and "--encoding euc_jp" in err
+    assert not out.exists()
+    args = ["translate", str(src), "--model", "identity", "-o", str(out), "-q"]
+    assert run([*args, "--encoding", "euc_jp"]) == 0
+    assert out.read_bytes() == src.read_bytes()
