@@ -17,8 +17,12 @@ FORMATS: tuple[Format, ...] = ("srt", "vtt", "ass", "ssa", "slides", "markdown",
 TIMED_FORMATS: frozenset[str] = frozenset({"srt", "vtt", "ass", "ssa"})
 # The longest segment accepted, in visible characters (`fitsub.units.char_length` of the text
 # without markup). A subtitle cue holds about 2 x 42 characters; 1,000 leaves room for long
-# slide lines while rejecting files whose "cue" is really a whole document.
+# slide lines while rejecting files whose "cue" is really a whole document. The environment
+# variable `MAX_SEGMENT_CHARS_ENV` raises it for one run, up to `MAX_SEGMENT_CHARS_CEILING`
+# (`fitsub.formats.blocks.max_segment_chars`).
 MAX_SEGMENT_CHARS = 1000
+MAX_SEGMENT_CHARS_ENV = "FITSUB_MAX_CUE_CHARS"
+MAX_SEGMENT_CHARS_CEILING = 100_000
 
 
 @dataclass(frozen=True, slots=True)  # slots: a long file holds hundreds of thousands

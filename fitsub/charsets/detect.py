@@ -11,7 +11,7 @@ Detection order (first that applies wins):
 2. NUL bytes: UTF-16 or UTF-32 without a byte-order mark when exactly one of the four byte
    orders decodes to text (`fitsub.charsets.wide`), written back without a mark; else not a text
    file (`InputError` saying to name the encoding with ``--encoding``). More than 1 % control
-   characters → not a text file;
+   characters → not a text file, unless the encoding is named (rule 0: the user says it is);
 3. strict UTF-8 → ``utf-8``;
 4. bytes that are UTF-8 except for some invalid ones (the file holds at least as many valid
    multi-byte UTF-8 sequences as invalid bytes) → `InputError` naming the line and byte offset of the first bad
@@ -293,11 +293,16 @@ def _decode_as(data: bytes, encoding: str, path: str | Path | None) -> Decoded:
         text = data.decode("utf-8" if name == "utf-8-sig" else name)
     except UnicodeDecodeError as err:
         raise _bad_byte(data, err, name, path) from None
-    return replace(_finish(text, name, path, bom=bom), detected_by="given")
+    return replace(_finish(text, name, path, bom=bom, given=True), detected_by="given")
 
 
-def _finish(text: str, encoding: str, path: str | Path | None, bom: bool = False) -> Decoded:
-    controls = sum(text.count(ch) for ch in _CONTROL)  # C loops, not one Python step per char
+def _finish(
+    text: str, encoding: str, path: str | Path | None, bom: bool = False, given: bool = False
+) -> Decoded:
+    """`text` as a `Decoded`; `InputError` for an empty file, or for one with more than 1 %
+    control characters unless its encoding was `given` (the user says it is text: the message
+    below tells them to name it)."""
+    controls = 0 if given else sum(text.count(ch) for ch in _CONTROL)  # C loops, not per char
     if controls and controls > _MAX_CONTROL_SHARE * len(text):
         raise InputError(
             path,

@@ -7,12 +7,19 @@ into segments plus the verbatim text between them (`Parsed.gaps`), and renders o
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fitsub.document import MAX_SEGMENT_CHARS, Format, Segment
+from fitsub.document import (
+    MAX_SEGMENT_CHARS,
+    MAX_SEGMENT_CHARS_CEILING,
+    MAX_SEGMENT_CHARS_ENV,
+    Format,
+    Segment,
+)
 from fitsub.errors import InputError
 from fitsub.formats.timing import format_ms
 from fitsub.markup import visible_text
@@ -212,13 +219,37 @@ def check_cues(segments: Sequence[Segment], fmt: Format, path: Path | None) -> l
     return warnings
 
 
-def check_length(seg: Segment, fmt: Format, path: Path | None) -> None:
-    """`InputError` when a segment has more than `MAX_SEGMENT_CHARS` visible characters."""
-    n = char_length(visible_text(seg.text, fmt))
-    if n > MAX_SEGMENT_CHARS:
-        kind = "line" if fmt == "slides" else "cue"
+def max_segment_chars() -> int:
+    """The longest segment accepted, in visible characters: `MAX_SEGMENT_CHARS`, or the value
+    of the environment variable `MAX_SEGMENT_CHARS_ENV` (a whole number up to
+    `MAX_SEGMENT_CHARS_CEILING`: a file whose "cue" is a whole document is still refused)."""
+    raw = os.environ.get(MAX_SEGMENT_CHARS_ENV, "").strip()
+    if not raw:
+        return MAX_SEGMENT_CHARS
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 7) or not (
+        1 <= int(raw) <= MAX_SEGMENT_CHARS_CEILING
+    ):
         raise InputError(
-            path, f"{kind} has {n:,} characters; the limit is {MAX_SEGMENT_CHARS:,}", seg.line
+            None,
+            f"{MAX_SEGMENT_CHARS_ENV} must be a whole number from 1 to "
+            f"{MAX_SEGMENT_CHARS_CEILING:,}, got {quoted(raw, 20)}",
+        )
+    return int(raw)
+
+
+def check_length(seg: Segment, fmt: Format, path: Path | None) -> None:
+    """`InputError` when a segment has more than `max_segment_chars()` visible characters."""
+    n = char_length(visible_text(seg.text, fmt))
+    limit = max_segment_chars()
+    if n > limit:
+        kind = "line" if fmt == "slides" else "cue"
+        allow = (
+            f" (allow longer ones with {MAX_SEGMENT_CHARS_ENV}={min(-(-n // 1000) * 1000, MAX_SEGMENT_CHARS_CEILING)})"
+            if n <= MAX_SEGMENT_CHARS_CEILING
+            else f" (at most {MAX_SEGMENT_CHARS_CEILING:,} with {MAX_SEGMENT_CHARS_ENV})"
+        )
+        raise InputError(
+            path, f"{kind} has {n:,} characters; the limit is {limit:,}{allow}", seg.line
         )
 
 

@@ -5,7 +5,9 @@ timestamps as best it can; so fitsub parses SRT itself (errors name the line) an
 tests/unit/test_parse_once.py cross-checks this parser against pysrt (cue count, numbers, times).
 
 Accepted timing lines: ``H:MM:SS,mmm --> H:MM:SS,mmm`` (1-3 hour digits, ``.`` also accepted as
-the decimal separator, as players do), optionally followed by coordinates (``X1:… Y2:…``) that
+the decimal separator, as players do; a fraction of one or two digits is a decimal fraction of
+a second, as pysubs2 reads it: ``00:29:27,46`` is 1,767,460 ms; pysrt and ffmpeg read 46 ms;
+the line is written back as it was), optionally followed by coordinates (``X1:… Y2:…``) that
 are kept verbatim in `Segment.settings`. A block may omit its cue number (warning). A line of
 whitespace counts as a blank line between cues, and as text between two lines of a cue's text
 (`fitsub.formats.blank_space_lines`); it is written back as it was.
@@ -33,7 +35,7 @@ from fitsub.formats.blocks import (
 )
 from fitsub.formats.timing import render_timing, times_of, timing_line, timing_tail
 
-_TS = r"([0-9]{1,3}):([0-9]{2}):([0-9]{2})[,.]([0-9]{3})"
+_TS = r"([0-9]{1,3}):([0-9]{2}):([0-9]{2})[,.]([0-9]{1,3})"
 # The two timestamps only: what follows (coordinates, trailing spaces) is checked by
 # `timing_tail` without backtracking (a regex tail was quadratic on long runs of spaces).
 TIMING = re.compile(rf"[ \t]*{_TS}[ \t]*-->[ \t]*{_TS}")

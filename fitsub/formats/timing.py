@@ -32,11 +32,14 @@ def timing_tail(rest: str) -> str | None:
     return rest.strip()
 
 
-def to_ms(hours: str | None, minutes: str, seconds: str, millis: str) -> int:
-    """Milliseconds from ASCII timestamp fields (hours may be absent; at most 9 hour digits)."""
+def to_ms(hours: str | None, minutes: str, seconds: str, fraction: str) -> int:
+    """Milliseconds from ASCII timestamp fields (hours may be absent; at most 9 hour digits);
+    `fraction`: the digits after the decimal separator, a decimal fraction of a second ("46"
+    is 460 ms, "5" is 500 ms, as pysubs2 reads them)."""
     if hours is not None and len(hours) > MAX_HOUR_DIGITS:
         raise ValueError(f"hour field has {len(hours)} digits")
-    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis)
+    millis = int((fraction + "00")[:3])  # "46" -> 460, "5" -> 500, "007" -> 7
+    return ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + millis
 
 
 def format_ms(ms: int, decimal: str) -> str:

@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.budget import Limits
-from fitsub.document import MAX_SEGMENT_CHARS, TIMED_FORMATS, Document, Format
+from fitsub.document import TIMED_FORMATS, Document, Format
 from fitsub.errors import InputError
+from fitsub.formats.blocks import max_segment_chars
 from fitsub.markup import protect
 from fitsub.markup.tags import strip_markup
 from fitsub.profiles import MOST
@@ -147,8 +148,9 @@ def check_text(path: Path, where: str, text: str) -> str:
     for ch in text:
         if ch != "\n" and unicodedata.category(ch) == "Cc":
             raise InputError(path, f"{where}: text holds a control character (U+{ord(ch):04X})")
-    if edit_chars(text) > MAX_SEGMENT_CHARS:
-        raise InputError(path, f"{where}: text longer than {MAX_SEGMENT_CHARS} characters")
+    limit = max_segment_chars()
+    if edit_chars(text) > limit:
+        raise InputError(path, f"{where}: text longer than {limit:,} characters")
     return text
 
 

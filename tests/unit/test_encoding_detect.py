@@ -135,3 +135,19 @@ def test_a_short_east_asian_file_refused_is_one_line_exit_2_and_encoding_reads_i
     args = ["translate", str(src), "--model", "identity", "-o", str(out), "-q"]
     assert run([*args, "--encoding", "euc_jp"]) == 0
     assert out.read_bytes() == src.read_bytes()
+
+
+def test_control_characters_are_text_when_the_encoding_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 55: the "binary file" message says to name the encoding, and naming it did not help
+    src = tmp_path / "ctl.srt"
+    src.write_bytes(CUE.format("Bell \x07\x07\x07 rings.", "Tab\x01 stop\x02.").encode("utf-8"))
+    out = tmp_path / "out.srt"
+    args = ["translate", str(src), "--model", "identity", "-o", str(out), "-q"]
+    assert run(args) == 2
+    err = capsys.readouterr().err
+    assert "binary file (5 control characters)" in err and "--encoding" in err
+    assert not out.exists()
+    assert run([*args, "--encoding", "utf-8"]) == 0
+    assert out.read_bytes() == src.read_bytes()

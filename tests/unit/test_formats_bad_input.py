@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from cli_helpers import run
 
 from fitsub.document import MAX_SEGMENT_CHARS
 from fitsub.errors import InputError
@@ -27,7 +28,7 @@ REJECTED = [
     ("binary.srt", None, "binary file"),
     ("prose.srt", 1, "not an SRT file"),
     ("notes.doc", None, "unknown file type ('.doc')"),
-    ("broken_timestamp.srt", 6, "broken timestamp '00:00:03,00 --> 00:00:05,000'"),
+    ("broken_timestamp.srt", 6, "broken timestamp '00:00:03;000 --> 00:00:05,000'"),
     ("broken_timestamp.vtt", 6, "broken timestamp '00:00:61.000"),
     ("two_arrows.srt", 6, "broken timestamp '00:00:03,000 --> 00:00:04,000 --> 00:00:05,000'"),
     ("two_arrows.vtt", 3, "broken timestamp '00:00:01.000 --> 00:00:02.000 --> 00:00:03.000'"),
@@ -184,3 +185,30 @@ def test_unencodable_output_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown encoding"):
         write_document(doc, out, encoding="klingon-8")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_cue_over_the_limit_can_be_allowed_for_one_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 55: one cue of 1,200 characters refused the whole file, with no way to allow it
+    long = " ".join(["word"] * 240)[:1199] + "."
+    src = tmp_path / "long.srt"
+    src.write_text(f"1\n00:00:01,000 --> 00:00:09,000\n{long}\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"the limit is 1,000 \(allow longer ones with "):
+        read_document(src)
+    monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", "2000")
+    assert read_document(src).segments[0].text == long
+    out = tmp_path / "out.srt"
+    assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 0
+    assert out.read_bytes() == src.read_bytes()
+    monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", "1100")
+    with pytest.raises(InputError, match="the limit is 1,100"):
+        read_document(src)
+    # a bomb is still refused: the ceiling holds whatever the variable says
+    for bad in ("100001", "lots", "-5", "9" * 5000):
+        monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", bad)
+        capsys.readouterr()
+        assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1
+        assert "FITSUB_MAX_CUE_CHARS must be a whole number from 1 to 100,000" in err

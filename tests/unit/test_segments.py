@@ -222,9 +222,10 @@ def test_changed_timings_are_written_canonically() -> None:
 
 
 def test_srt_variants_players_accept() -> None:
-    text = "1\n0:00:01.5 --> 0:00:02,000\nx\n"
+    text = "1\n0:00:01.5 --> 0:00:02,000\nx\n"  # a one-digit fraction: tenths (pysubs2)
+    assert [(c.start_ms, c.end_ms) for c in parse_document(text, "srt").segments] == [(1500, 2000)]
     with pytest.raises(Exception, match="broken timestamp"):
-        parse_document(text, "srt")
+        parse_document("1\n0:00:01.5000 --> 0:00:02,000\nx\n", "srt")
     ok = "001\n00:00:01.500 --> 00:00:02.000 X1:10 X2:20 Y1:5 Y2:9\nHello\n"
     doc = parse_document(ok, "srt")
     seg = doc.segments[0]
@@ -235,6 +236,26 @@ def test_srt_variants_players_accept() -> None:
         "X1:10 X2:20 Y1:5 Y2:9",
     )
     assert render_document(doc) == ok
+
+
+def test_srt_fractions_of_one_or_two_digits_are_read_as_pysubs2_reads_them() -> None:
+    # issue 55: "00:29:27,46" was refused; pysubs2 reads it as 27.46 s, and so does fitsub
+    text = (
+        "1\n00:29:27,46 --> 00:29:29,5\nWell.\n\n"
+        "2\n00:29:30,460 --> 00:29:31,07\nThen.\n\n"
+        "3\n00:29:32,007 --> 00:29:33,000\nGo.\n"
+    )
+    doc = parse_document(text, "srt")
+    base = 29 * 60_000
+    assert [(c.start_ms, c.end_ms) for c in doc.segments] == [
+        (base + 27_460, base + 29_500),
+        (base + 30_460, base + 31_070),
+        (base + 32_007, base + 33_000),
+    ]
+    assert render_document(doc) == text  # the timing lines are written back as they were
+    pysubs2 = pytest.importorskip("pysubs2")
+    theirs = pysubs2.SSAFile.from_string(text, format_="srt")
+    assert [(e.start, e.end) for e in theirs] == [(c.start_ms, c.end_ms) for c in doc.segments]
 
 
 def test_vtt_cue_without_blank_line_before_next_timing() -> None:
