@@ -1,8 +1,8 @@
 """The comparison of fitted against unconstrained translations: rich tables, TSV and JSON.
 
 The per-segment table has one definition (`comparison_rows`: a header and plain cells) and three
-layouts: a rich table for a terminal (numbers never wrap; the text column folds to the width
-left), tab-separated values when the output is not a terminal (stable: one line per segment,
+layouts: a rich table for a terminal (`fitsub.results_table`: the columns that fit its width),
+tab-separated values when the output is not a terminal (stable: one line per segment,
 the same columns always, tabs and newlines inside a cell escaped), and JSON.
 """
 
@@ -19,87 +19,6 @@ from rich.text import Text
 from fitsub.budget import Budget, BudgetSummary, fitting_mode
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
-from fitsub.quality.flags import LOW_QUALITY
-
-
-def _mark(ok: bool | None) -> str:
-    return "" if ok is None else ("[green]yes[/]" if ok else "[red]no[/]")
-
-
-def _asked(r: SegmentResult) -> Text:
-    """The length asked of the model and where it came from: `38 pred`, `40 budget`."""
-    q = r.requested
-    if q is None:
-        return Text("")
-    short = {"budget": "budget", "predicted": "pred", "oracle": "oracle"}.get(q.source, q.source)
-    return Text(f"{q.chars} {short}", style="dim" if q.source == "budget" else "")
-
-
-def _quality(r: SegmentResult) -> Text:
-    """The estimated quality (`fitsub.quality.score`), red when flagged low-quality."""
-    if r.quality is None:
-        return Text("")
-    low = any(f.name == LOW_QUALITY for f in r.flags)
-    return Text(f"{r.quality:.2f}", style="red" if low else "")
-
-
-def comparison_table(results: Sequence[SegmentResult], title: str = "fitsub") -> Table:
-    """Per segment: budget, binding limit, unconstrained length, fitted length, fits or not."""
-    # User text (paths, ids, cue text such as "[/x]") goes in as `Text`, never through rich's
-    # markup parser: a "[" in a file could otherwise restyle the table or make rich raise.
-    table = Table(title=Text(title, style="table.title"), show_lines=False)
-    for name, justify in [
-        ("#", "right"),
-        ("id", "left"),
-        ("src", "right"),
-        ("budget", "right"),
-        ("asked", "right"),
-        ("limit", "left"),
-        ("unconstr.", "right"),
-        ("fits", "center"),
-        ("fitted", "right"),
-        ("fits", "center"),
-        ("quality", "right"),
-        ("flags", "left"),
-        ("fitted text", "left"),
-    ]:
-        table.add_column(  # numbers stay on one line; the texts take the width that is left
-            name,
-            justify=justify,  # type: ignore[arg-type]
-            no_wrap=name not in ("flags", "fitted text", "limit"),
-            overflow="fold",
-        )
-    for r in results:
-        if r.budget is None:
-            continue
-        b = r.budget
-        binding = Text(b.binding)
-        if b.too_small:
-            binding.append(" (budget too small)", style="yellow")
-        if b.too_short:
-            binding.append(" TOO SHORT", style="red")
-        if r.markup_lost:
-            binding.append(" (markup dropped)", style="yellow")
-        if r.markup_moved:
-            binding.append(" (markup around the line)", style="yellow")
-        if r.terms_lost:
-            binding.append(" (glossary term lost)", style="red")
-        table.add_row(
-            str(r.index + 1),
-            Text(r.id or ""),
-            str(b.source_chars),
-            str(b.chars),
-            _asked(r),
-            binding,
-            "" if r.unconstrained_chars is None else str(r.unconstrained_chars),
-            _mark(r.unconstrained_fits),
-            str(r.fitted_chars),
-            _mark(r.fits),
-            _quality(r),
-            Text(", ".join(f.name for f in r.flags), style="yellow"),
-            Text(r.fitted),
-        )
-    return table
 
 
 def summary_table(summary: Summary) -> Table:

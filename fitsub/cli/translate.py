@@ -52,13 +52,8 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.report import (
-    comparison_json,
-    comparison_table,
-    comparison_tsv,
-    summary_table,
-    write_report,
-)
+from fitsub.report import comparison_json, comparison_tsv, summary_table, write_report
+from fitsub.results_table import print_comparison
 from fitsub.review.tsv import check_review_path, write_review
 
 
@@ -140,6 +135,12 @@ def translate_cmd(
         "auto",
         "--table-format",
         help="Per-segment table: auto (rich on a terminal, tsv otherwise), rich, tsv or json.",
+    ),
+    wide: bool = typer.Option(
+        False,
+        "--wide",
+        help="Every column of the per-segment table (default: those the terminal's width holds).",
+        metavar="",
     ),
     strict: bool = typer.Option(
         False,
@@ -244,6 +245,7 @@ def translate_cmd(
         length_policy=length_policy,
         length_predictor=length_predictor,
         table_format=table_format,
+        wide=wide,
     )
     if batch:
         translate_batch(run, files, out_dir)
@@ -380,7 +382,7 @@ def _show(
     if shown_layout == "rich":
         if run.opts.compare:
             title = printable(f"{src} → {out}")
-            stdout.print(comparison_table(result.segments, title=title))
+            print_comparison(stdout, result.segments, title=title, wide=run.wide)
         stdout.print(summary_table(summary))
     else:
         render = comparison_json if shown_layout == "json" else comparison_tsv

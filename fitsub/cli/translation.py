@@ -31,6 +31,7 @@ class Run:
     length_policy: str
     length_predictor: Path | None
     table_format: str
+    wide: bool = False  # every column of the per-segment table, whatever the terminal's width
 
     @property
     def lang(self) -> str:
