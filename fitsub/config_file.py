@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fitsub.budget import limits_for
 from fitsub.errors import InputError
-from fitsub.profiles import BUILTIN, MOST, Profile, custom_profile
+from fitsub.profiles import BUILTIN, LEAST, MOST, Profile, custom_profile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -96,6 +97,11 @@ def parse_settings(data: Mapping[str, Any], path: Path | None) -> Settings:
             if not isinstance(value, str) or not value:
                 raise InputError(path, f"[defaults] {key} must be a non-empty string")
             defaults[key] = _resolve(base, value) if key in PATH_KEYS else value
+            if key == "lang":
+                try:
+                    limits_for(value)
+                except ValueError as err:
+                    raise InputError(path, f"[defaults] lang: {err}") from None
         elif key in NUMBER_KEYS:
             if (
                 isinstance(value, bool)
@@ -107,6 +113,10 @@ def parse_settings(data: Mapping[str, Any], path: Path | None) -> Settings:
             if value > MOST[key]:
                 raise InputError(
                     path, f"[defaults] {key} must be at most {int(MOST[key]):,}, got {value!r}"
+                )
+            if value < LEAST.get(key, 0):
+                raise InputError(
+                    path, f"[defaults] {key} must be at least {LEAST[key]:g}, got {value!r}"
                 )
             defaults[key] = float(value)
         else:

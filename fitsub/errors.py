@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -74,6 +74,14 @@ class InputError(FitsubError):
     def message(self) -> str:
         """The message with the setting under its Python name."""
         return self.message_for(str)
+
+    def after_writing(self, written: Sequence[str]) -> InputError:
+        """This error, saying which files were written before it (a full disk at the report,
+        after the subtitle file was written); itself when none was."""
+        if not written:
+            return self
+        done = f"; already written: {', '.join(written)}"
+        return InputError(self.path, self.problem + done, self.line, self.setting)
 
 
 class ModelMissingError(FitsubError):

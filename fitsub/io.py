@@ -92,14 +92,17 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
     A symbolic link at `path` is followed: the file it points to is replaced, the link kept.
     An `OSError` (a full disk: ``ENOSPC``) is an `InputError` naming the file (exit 2); the old
-    file is kept and no temporary file is left.
+    file is kept and no temporary file is left. The message speaks of this file only: a caller
+    that wrote others before says so (`InputError.after_writing`).
     """
     path = Path(path)
     try:
         _atomic_write(path, data)
     except OSError as err:  # disk full, quota, read-only file system: the old file is kept
         why = err.strerror or str(err)
-        raise InputError(path, f"cannot write the output: {why} (nothing written)") from None
+        raise InputError(
+            path, f"cannot write it: {why} (not written; an old file there is kept)"
+        ) from None
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -133,6 +133,9 @@ PROFILE_FIELDS = ("cpl", "lines", "cps", "min_duration_ms", "min_gap_ms", "ratio
 MOST: dict[str, float] = {"ratio": 1000, "min_ratio": 1000, "cpl": 1_000_000, "lines": 10_000,
                           "cps": 1_000_000, "min_duration_ms": 3_600_000,
                           "min_gap_ms": 3_600_000}  # fmt: skip
+# The smallest length ratio taken: a translation a twentieth of its source's length is already
+# no translation (at ratio 1e-300 every budget is one character and cues became "È").
+LEAST: dict[str, float] = {"ratio": 0.05, "min_ratio": 0.05}
 
 
 def custom_profile(
@@ -167,6 +170,10 @@ def custom_profile(
         if value > MOST[key]:
             raise ValueError(
                 f"profile {name!r}: {key} must be at most {int(MOST[key]):,}, got {value!r}"
+            )
+        if value < LEAST.get(key, 0):
+            raise ValueError(
+                f"profile {name!r}: {key} must be at least {LEAST[key]:g}, got {value!r}"
             )
         changes[key] = value
     return replace(base, **changes)  # type: ignore[arg-type]

@@ -311,6 +311,8 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
         )
     except KeyboardInterrupt:
         raise Interrupted(written) from None
+    except InputError as err:  # a full disk at the report: the subtitle file is written
+        raise err.after_writing(written) from None
     if not run.quiet:
         _show(run, src=src, out=out, doc=doc, result=result, encoding=encoding, console=console)
     # What the output lost (markup it cannot carry, glossary terms) is shown even with --quiet.

@@ -148,6 +148,10 @@ def check_text(path: Path, where: str, text: str) -> str:
     for ch in text:
         if ch != "\n" and unicodedata.category(ch) == "Cc":
             raise InputError(path, f"{where}: text holds a control character (U+{ord(ch):04X})")
+        if unicodedata.category(ch) == "Cs":  # JSON's "\ud800" alone: no character at all
+            raise InputError(
+                path, f"{where}: text holds a lone surrogate (U+{ord(ch):04X}), not a character"
+            )
     limit = max_segment_chars()
     if edit_chars(text) > limit:
         raise InputError(path, f"{where}: text longer than {limit:,} characters")

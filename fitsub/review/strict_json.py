@@ -30,11 +30,23 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+MAX_DIGITS = 30  # a whole number longer than this is no index, count or limit
+
+
+def _int(digits: str) -> int:
+    """A JSON integer, refused past `MAX_DIGITS` digits (Python's own message for 5,000 digits
+    speaks of `sys.set_int_max_str_digits`)."""
+    n = len(digits.lstrip("-"))
+    if n > MAX_DIGITS:
+        raise ValueError(f"a number of {n:,} digits is out of range")
+    return int(digits)
+
+
 def loads(text: str, path: Path | None, what: str) -> Any:
     """The value of JSON `text`; `InputError` naming `what` for anything `json` would read
     loosely or not at all (module docstring)."""
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant, parse_int=_int)
     except json.JSONDecodeError as err:
         raise InputError(
             path, f"{what} is not valid JSON (truncated?): {err.msg}", line=err.lineno

@@ -93,6 +93,10 @@ TOML_CASES = [
     "[profiles.x]\nreading_speed = 'yes'",
     "[profiles]\nx = 3",
     "a = " + "[" * 5000 + "]" * 5000,
+    "[defaults]\nlang = 'xx'",  # issue 55: the message did not name the file
+    "[defaults]\nratio = 1e-300",  # issue 55: accepted, and cues became "È"
+    "[profiles.x]\nratio = 1e-300",
+    "[profiles.x]\nmin_ratio = 0.001",
 ]
 
 
@@ -139,6 +143,39 @@ def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
     assert "No space left on device" in err
     assert out.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.it.srt", "a.srt"]  # no debris
+
+
+@pytest.mark.parametrize(("option", "value"), [("--ratio", "1e-300"), ("--min-ratio", "0.01")])
+def test_a_ratio_below_a_twentieth_is_refused(option: str, value: str, tmp_path: Path) -> None:
+    srt = tmp_path / "a.srt"
+    srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
+    args = ["translate", str(srt), "--model", "identity", "-q", "--lang", "it"]
+    err = _one_line_exit_2([*args, option, value])
+    assert f"{option} must be at least 0.05" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["a.srt"]
+
+
+def test_a_full_disk_at_the_report_says_the_subtitle_file_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 55: "(nothing written)" came after the subtitle file had been written
+    import fitsub.io
+
+    srt, out, report = tmp_path / "a.srt", tmp_path / "a.it.srt", tmp_path / "r.json"
+    srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
+    real = fitsub.io._atomic_write
+
+    def full_at_json(path: Path, data: bytes) -> None:
+        if path.suffix == ".json":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(fitsub.io, "_atomic_write", full_at_json)
+    args = ["translate", str(srt), "--model", "identity", "-q", "-o", str(out)]
+    err = _one_line_exit_2([*args, "--report", str(report)])
+    assert f"{report}: cannot write it: No space left on device" in err
+    assert "nothing written" not in err and err.strip().endswith(f"already written: {out}")
+    assert out.read_bytes() == srt.read_bytes() and not report.exists()
 
 
 def test_ctrl_c_is_one_line_exit_130_and_writes_nothing(

@@ -79,3 +79,34 @@ def test_control_characters_in_an_edit_are_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="U\\+0007"):
         read_edits(path)
+
+
+def _edits_file(path: Path, edit_json: str) -> Path:
+    fp = json.dumps({"segments": 1, "structure": "0" * 64, "source": None})
+    path.write_text(
+        f'{{"kind": "fitsub-edits", "version": 1, "fingerprint": {fp}, "edits": [{edit_json}]}}',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_a_number_of_thousands_of_digits_is_our_one_line_error(tmp_path: Path) -> None:
+    # issue 55: Python's "Exceeds the limit (4300 digits) ... sys.set_int_max_str_digits()"
+    path = _edits_file(tmp_path / "e.json", '{"index": ' + "9" * 5000 + ', "id": "1", "text": "x"}')
+    with pytest.raises(InputError) as err:
+        read_edits(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "a number of 5,000 digits is out of range" in message
+    assert "4300" not in message and "sys." not in message and "\n" not in message
+
+
+def test_a_lone_surrogate_in_an_edit_is_blamed_on_the_edits_file(tmp_path: Path) -> None:
+    # issue 55: JSON's "\ud800" alone reached the writer, and the target file took the blame
+    path = _edits_file(tmp_path / "e.json", '{"index": 0, "id": "1", "text": "Ciao \\ud800"}')
+    with pytest.raises(InputError) as err:
+        read_edits(path)
+    assert str(err.value).startswith(f"{path}: ") and "lone surrogate (U+D800)" in str(err.value)
+    pair = _edits_file(
+        tmp_path / "ok.json", '{"index": 0, "id": "1", "text": "Ciao \\ud83d\\ude00"}'
+    )
+    assert read_edits(pair).edits[0].text == "Ciao \U0001f600"  # a pair is one character
