@@ -27,7 +27,7 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.report import report_dict
+from fitsub.report import plural, report_dict
 
 
 def output_name(src: Path, lang: str, src_lang: str) -> str:
@@ -87,7 +87,7 @@ class FileOutcome:
             return f"FAILED {where}{self.error}"
         s = self.summary
         return (
-            f"{self.input} → {self.output}: {s.translated} segments, "
+            f"{self.input} → {self.output}: {plural(s.translated, 'segment')}, "
             f"{100 * s.fitted_within:.1f} % within budget, {s.flagged} flagged"
         )
 

@@ -18,6 +18,9 @@ the model packages are imported when a model is located or opened.
 from __future__ import annotations
 
 import enum
+import json
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +54,7 @@ class ModelKind(enum.Enum):
 # halves: peak RSS under 500 MB. A Hugging Face model keeps transformers' usual 32.
 CHECKPOINT_BATCH = 16
 HF_BATCH = 32
+MODEL_ENV = "FITSUB_MODEL_DIR"  # fitsub.nmt.backend's: a checkpoint, or a folder of them
 NAT_ITERATIONS = 10  # mask-predict / refinement iterations of a non-autoregressive student
 
 
@@ -137,7 +141,7 @@ def locate(model: Path | None, *, src_lang: str, lang: str) -> Path:
 
     if model is not None and (is_identity(model) or is_hf_model(model)):
         return Path(str(model))
-    from fitsub.nmt.backend import resolve_model_dir
+    from fitsub.model_files import resolve_model_dir  # (no torch yet)
 
     return resolve_model_dir(model, src_lang, lang)
 
@@ -152,7 +156,7 @@ def model_kind(model: Path) -> ModelKind:
         return ModelKind.IDENTITY
     if is_hf_model(model):
         return ModelKind.HUGGING_FACE
-    from fitsub.nat.checkpoint import checkpoint_arch
+    from fitsub.model_files import checkpoint_arch  # (from config.json: no torch)
 
     return _BY_ARCH[checkpoint_arch(model) or "ar"]
 
@@ -167,8 +171,14 @@ def open_model(
     batch_size: int | None = None,
     threads: int | None = None,
 ) -> TranslationBackend:
-    """The backend of the model `--model` names (`locate`), opened by its kind's loader."""
+    """The backend of the model `--model` names (`locate`), opened by its kind's loader; a
+    checkpoint's lexicon and word links are checked first (a decompression bomb is refused
+    before torch is imported and the weights load: `fitsub.model_files.check_model_files`)."""
     path = locate(model, src_lang=src_lang, lang=lang)
+    if not is_identity(path):
+        from fitsub.model_files import check_model_files
+
+        check_model_files(path)
     how = LoadOptions(
         src_lang=src_lang,
         lang=lang,
@@ -178,3 +188,40 @@ def open_model(
         threads=threads,
     )
     return LOADERS[model_kind(path)](path, how)
+
+
+def model_targets(model: Path | None) -> list[str] | None:
+    """The languages the fitsub checkpoint `model` (else $FITSUB_MODEL_DIR, when that is one)
+    translates into, as its config names them; None when no such checkpoint says (no model
+    named, `identity`, a Hugging Face model, a config that cannot be read)."""
+    if model is None:
+        env = os.environ.get(MODEL_ENV)
+        model = Path(env) if env else None
+    if model is None or is_identity(model) or not (model / "config.json").is_file():
+        return None
+    try:
+        cfg = json.loads((model / "config.json").read_text(encoding="utf-8"))["model"]
+        targets = cfg.get("tgt_langs") or [cfg["tgt_lang"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return [str(t) for t in targets] if all(isinstance(t, str) for t in targets) else None
+
+
+def shipped_targets(src_lang: str) -> list[str]:
+    """The target languages of the shipped (or $FITSUB_MODEL_DIR's) `<src>-<tgt>` checkpoints,
+    sorted: those `fitsub translate` finds without `--model`."""
+    from fitsub.nmt.backend import default_models_dir
+
+    folders = [default_models_dir()]
+    env = os.environ.get(MODEL_ENV)
+    if env:
+        folders.insert(0, Path(env))
+    pair = re.compile(rf"{re.escape(src_lang)}-([a-z]{{2,3}})")
+    found = {
+        m.group(1)
+        for folder in folders
+        if folder.is_dir()
+        for d in folder.iterdir()
+        if (m := pair.fullmatch(d.name)) and (d / "config.json").is_file()
+    }
+    return sorted(found)

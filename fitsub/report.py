@@ -21,6 +21,11 @@ from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 
 
+def plural(n: int, noun: str) -> str:
+    """`n` and `noun`, in the plural unless `n` is 1: `1 segment`, `20 segments`."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def summary_table(summary: Summary) -> Table:
     """Share within budget and mean length ratio, unconstrained against fitted."""
     table = Table(title="summary")

@@ -27,7 +27,7 @@ print("min-versions:", ", ".join(f"{n} {v}" for n, v in floors.items()))
 PY
 "$bin/fitsub" --help > "$work/help.txt"
 grep -q "translate" "$work/help.txt"
-"$bin/fitsub" translate samples/talk.srt --model identity --threads 1 -q -o "$work/talk.id.srt"
+"$bin/fitsub" translate samples/talk.srt --lang it --model identity --threads 1 -q -o "$work/talk.id.srt"
 cmp -s samples/talk.srt "$work/talk.id.srt" || { echo "identity run changed the file"; exit 1; }
 "$bin/fitsub" translate samples/talk.srt --lang it --ratio 1.0 --threads 1 -q -o "$work/talk.it.srt"
 test "$(grep -c -- '-->' "$work/talk.it.srt")" = "$(grep -c -- '-->' samples/talk.srt)"

@@ -16,7 +16,8 @@ from rich.text import Text
 from fitsub.budget import Budget, summarize_budgets
 from fitsub.cli.documents import load_input
 from fitsub.cli.limits import pick_profile, settings, translate_options
-from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile, language_code
+from fitsub.cli.models import pick_language
+from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile
 from fitsub.document import Document, Segment
 from fitsub.pipeline import PlannedSegment, TranslateOptions, plan
 from fitsub.profiles import tight_gaps
@@ -83,7 +84,7 @@ def budget_cmd(
     Example: fitsub budget samples/talk.srt --lang it --ratio 1.0
     """
     config = settings()
-    lang = language_code(config.get("lang", lang) or "it")
+    lang = pick_language(config.get("lang", lang), None, "en", translating=False)
     chosen = pick_profile(config, profile)
     opts = translate_options(
         lang=lang,

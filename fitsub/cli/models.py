@@ -8,9 +8,49 @@ from pathlib import Path
 
 from fitsub import registry
 from fitsub.backend import TranslationBackend
+from fitsub.cli.options import language_code
 from fitsub.errors import InputError
 from fitsub.identity import is_identity
 from fitsub.pipeline import TranslateOptions
+
+SOURCE_NAMES = {"en": "English"}  # the source languages of the shipped models, named
+OTHER_TARGETS = "others through a Hugging Face model (--model, docs/pretrained-models.md)"
+
+
+def targets_text(src_lang: str) -> str:
+    """The target languages `fitsub translate` finds a model for from `src_lang`, in words."""
+    shipped = registry.shipped_targets(src_lang)
+    found = ", ".join(shipped) if shipped else f"no shipped model translates from {src_lang}"
+    return f"{found}; {OTHER_TARGETS}"
+
+
+def pick_language(
+    lang: str | None, model: Path | None, src_lang: str, translating: bool = True
+) -> str:
+    """The target language: `lang` (`--lang`, or fitsub.toml's), else the only one the model
+    `--model` translates into. An `InputError` about `--lang` listing the targets when neither
+    names one, or when `translating` into the source language with no model named (`fitsub
+    budget`, which translates nothing, takes any language's limits)."""
+    if lang is not None:
+        code = language_code(lang)
+        same = code.split("-")[0] == src_lang.split("-")[0]
+        if translating and model is None and same:
+            source = SOURCE_NAMES.get(src_lang, src_lang)
+            raise InputError(
+                None,
+                f"{code} is the source language: fitsub translates from {source} into "
+                f"{targets_text(src_lang)}",
+                setting="lang",
+            )
+        return code
+    targets = registry.model_targets(model)
+    if targets is not None and len(targets) == 1:
+        return language_code(targets[0])
+    if targets is not None:
+        into = f"this model translates into {', '.join(targets)}"
+    else:
+        into = f"the language to translate into: {targets_text(src_lang)}"
+    raise InputError(None, f"is required: {into}", setting="lang")
 
 
 def check_model_path(model: Path | None) -> None:
@@ -46,7 +86,7 @@ def check_model_language(model: Path | None, src_lang: str, lang: str) -> None:
         cfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))["model"]
     except (OSError, ValueError, KeyError, TypeError):
         return  # the loader reports a broken checkpoint in its own words
-    from fitsub.nmt.backend import base_language
+    from fitsub.nmt.config import base_language  # (no torch: a model is checked before it loads)
 
     targets = cfg.get("tgt_langs") or [cfg.get("tgt_lang")]
     if targets[0] is not None and base_language(lang) not in targets:

@@ -14,8 +14,8 @@ from fitsub.profiles import LEAST, MOST  # (the range of each numeric option)
 DEVICES = ("auto", "cpu", "cuda")
 STRICT_EXIT = 3  # `translate --strict`: some segment carries a quality flag
 LANG_HELP = (
-    "Target language (sets the CPL / lines / CPS defaults): it, de, fr, es, en (default: it, "
-    "or fitsub.toml's)."
+    "Target language, e.g. it, de, fr, es (sets the CPL / lines / CPS defaults); required "
+    "unless fitsub.toml names it or --model translates into one language only."
 )
 PROFILE_HELP = "Style profile: netflix-it, bbc, ted, dubbing… (`fitsub profiles` lists them)."
 FORMAT_HELP = (

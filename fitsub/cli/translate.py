@@ -16,7 +16,7 @@ from fitsub.backend import TranslationBackend
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, speech_options, translate_options
-from fitsub.cli.models import check_model_path
+from fitsub.cli.models import check_model_path, pick_language
 from fitsub.cli.options import (
     STRICT_EXIT,
     Beam,
@@ -52,7 +52,7 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.report import comparison_json, comparison_tsv, summary_table, write_report
+from fitsub.report import comparison_json, comparison_tsv, plural, summary_table, write_report
 from fitsub.results_table import print_comparison
 from fitsub.review.tsv import check_review_path, write_review
 
@@ -178,10 +178,10 @@ def translate_cmd(
     """
     check_device(device)
     config = settings()
-    lang = language_code(config.get("lang", lang) or "it")
     src_lang = language_code(config.get("src_lang", src_lang) or "en")
     model = config.get("model", model)
     check_model_path(None if model is None else Path(model))
+    lang = pick_language(config.get("lang", lang), None if model is None else Path(model), src_lang)
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
     opts = translate_options(
@@ -321,7 +321,9 @@ def _translate_one(run: Run, src: Path, output: Path | None, review: Path | None
         loud.print(Text.assemble(("warning:", "yellow"), f" {src}: {warning}"), soft_wrap=True)
     flagged = sum(1 for r in result.segments if r.flags)
     if run.strict and flagged:
-        console.print(f"--strict: {flagged} segment(s) carry quality flags; exit {STRICT_EXIT}")
+        console.print(
+            f"--strict: quality flags on {plural(flagged, 'segment')}; exit {STRICT_EXIT}"
+        )
         raise typer.Exit(STRICT_EXIT)
 
 
@@ -392,6 +394,7 @@ def _show(
         stream.flush()
     shown = "standard output" if to_stdout else printable(out)
     target = stdout if shown_layout == "rich" else console  # the TSV / JSON stays clean
-    target.print(Text(f"wrote {shown} ({encoding}, {len(doc.segments)} segments)"), highlight=False)
+    wrote = f"wrote {shown} ({encoding}, {plural(len(doc.segments), 'segment')})"
+    target.print(Text(wrote), highlight=False)
     for warning in doc.warnings:
         console.print(Text.assemble(("warning:", "yellow"), printable(f" {src}: {warning}")))

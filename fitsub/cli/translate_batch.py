@@ -18,7 +18,7 @@ from fitsub.errors import InputError, Interrupted
 from fitsub.io import STDIO, check_output_path
 from fitsub.many_files import FileOutcome, batch_outputs, translate_file
 from fitsub.pipeline import TranslateOptions
-from fitsub.report import write_batch_report
+from fitsub.report import plural, write_batch_report
 
 
 def translate_batch(run: Run, files: list[tuple[Path, Path | None]], out_dir: Path | None) -> None:
@@ -44,11 +44,11 @@ def translate_batch(run: Run, files: list[tuple[Path, Path | None]], out_dir: Pa
     if run.report is not None:
         write_batch_report(run.report, [_report_entry(o) for o in outcomes])
     failed = [o for o in outcomes if o.error is not None]
-    console.print(f"{len(outcomes) - len(failed)} of {len(outcomes)} files translated")
+    console.print(f"{len(outcomes) - len(failed)} of {plural(len(outcomes), 'file')} translated")
     if failed:
         for o in failed:
             say(f"fitsub: error: {o.error}")
-        fail(f"{len(failed)} of {len(outcomes)} files failed", 2)
+        fail(f"{len(failed)} of {plural(len(outcomes), 'file')} failed", 2)
     if run.strict and any(o.summary is not None and o.summary.flagged for o in outcomes):
         raise typer.Exit(STRICT_EXIT)
 

@@ -199,7 +199,18 @@ def test_cli_bad_glossary_is_one_line_exit_2_and_nothing_written(
     if content is not None:
         terms.write_text(content, encoding="utf-8")
     out = tmp_path / "out.srt"
-    args = ["translate", str(src), "-o", str(out), "--glossary", str(terms), "--threads", "1"]
+    args = [
+        "translate",
+        "--lang",
+        "it",
+        str(src),
+        "-o",
+        str(out),
+        "--glossary",
+        str(terms),
+        "--threads",
+        "1",
+    ]
     with pytest.raises(SystemExit) as exc:
         main(args)
     assert exc.value.code == 2

@@ -43,7 +43,9 @@ def test_missing_extra_is_one_line(
     src = tmp_path / "a.srt"
     src.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code = run(["translate", str(src), "--model", "Helsinki-NLP/opus-mt-en-it", "-q"])
+    code = run(
+        ["translate", "--lang", "it", str(src), "--model", "Helsinki-NLP/opus-mt-en-it", "-q"]
+    )
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "fitsub[hf]" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.srt"]

@@ -37,7 +37,7 @@ Yes, I know. No, you do not.
 def budgets(path: Path, capsys: pytest.CaptureFixture[str], *flags: str) -> list[dict[str, Any]]:
     """`fitsub budget PATH --json FLAGS`: each translatable segment's budget."""
     capsys.readouterr()
-    assert run(["budget", str(path), "--json", *flags]) == 0
+    assert run(["budget", "--lang", "it", str(path), "--json", *flags]) == 0
     rows = json.loads(capsys.readouterr().out)["segments"]
     return [r["budget"] for r in rows if r["budget"] is not None]
 

@@ -38,7 +38,18 @@ def translate_with_review(folder: Path, srt: str = SRT, review: str = "review.ht
     src = folder / "talk.srt"
     src.write_bytes(srt.encode("utf-8"))
     out = folder / "talk.it.srt"
-    args = ["translate", str(src), "-o", str(out), "-q", "--ratio", "2.0", "--per-cue"]
+    args = [
+        "translate",
+        "--lang",
+        "it",
+        str(src),
+        "-o",
+        str(out),
+        "-q",
+        "--ratio",
+        "2.0",
+        "--per-cue",
+    ]
     assert run([*args, "--review", str(folder / review), "--report", str(folder / "r.json")]) == 0
     return out
 

@@ -23,7 +23,7 @@ def in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _budget(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:  # type: ignore[type-arg]
-    assert run(["budget", "film.srt", "--json", *args]) == 0
+    assert run(["budget", "--lang", "it", "film.srt", "--json", *args]) == 0
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
@@ -73,14 +73,16 @@ def test_a_profile_for_another_language_names_both(capsys: pytest.CaptureFixture
 def test_a_profile_name_in_the_wrong_case_names_the_right_one(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    err = _error(["budget", "film.srt", "--profile", "Netflix-IT"], capsys)
+    err = _error(["budget", "--lang", "it", "film.srt", "--profile", "Netflix-IT"], capsys)
     assert "'Netflix-IT'" in err and "netflix-it" in err
 
 
 def test_a_ratio_under_the_profiles_lower_bound_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    err = _error(["budget", "film.srt", "--profile", "dubbing", "--ratio", "0.8"], capsys)
+    err = _error(
+        ["budget", "--lang", "it", "film.srt", "--profile", "dubbing", "--ratio", "0.8"], capsys
+    )
     assert "dubbing" in err and "0.9" in err
     data = _budget(["--profile", "dubbing", "--ratio", "1.2"], capsys)  # above the bound: fine
     assert data["ratio"] == 1.2
@@ -91,5 +93,5 @@ def test_a_model_directory_that_does_not_exist_is_named(
 ) -> None:
     (tmp_path / "models").mkdir()  # a local folder: models/en-xx is a path, not a hub id
     for model in ("models/en-xx", "/no/such/model", "mymodel"):
-        err = _error(["translate", "film.srt", "--model", model], capsys)
+        err = _error(["translate", "--lang", "it", "film.srt", "--model", model], capsys)
         assert "no such model directory" in err and model in err

@@ -108,7 +108,7 @@ def test_missing_model_is_a_clear_error_and_writes_nothing(
 ) -> None:
     src = tmp_path / "a.srt"
     src.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
-    code = run(["translate", str(src), "--model", str(tmp_path / "nope")])
+    code = run(["translate", "--lang", "it", str(src), "--model", str(tmp_path / "nope")])
     err = capsys.readouterr().err
     assert code == 2
     assert "nope" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

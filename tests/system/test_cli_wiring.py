@@ -33,7 +33,10 @@ def imported_by(args: list[str]) -> set[str]:
     return {m for m in done.stderr.split() if m.startswith(HEAVY)}
 
 
-@pytest.mark.parametrize("args", [["--help"], ["translate", "--help"], ["budget", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["translate", "--lang", "it", "--help"], ["budget", "--lang", "it", "--help"]],
+)
 def test_help_imports_no_model_code(args: list[str]) -> None:
     assert imported_by(args) == set()
 
@@ -120,7 +123,7 @@ def test_bad_values_are_one_line_naming_the_flag(
 ) -> None:
     src = tmp_path / "a.srt"
     src.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", "utf-8")
-    assert run(["translate", str(src), *flags]) == 2
+    assert run(["translate", "--lang", "it", str(src), *flags]) == 2
     assert capsys.readouterr().err.strip() == message
     assert not (tmp_path / "a.it.srt").exists()
 

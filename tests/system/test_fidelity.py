@@ -109,7 +109,7 @@ def test_every_bad_fitsub_toml_is_one_line_exit_2(
     monkeypatch.setenv("FITSUB_CONFIG", str(config))
     srt = tmp_path / "a.srt"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
-    err = _one_line_exit_2(["translate", str(srt), "--model", "identity", "-q"])
+    err = _one_line_exit_2(["translate", "--lang", "it", str(srt), "--model", "identity", "-q"])
     assert "fitsub.toml" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.srt", "fitsub.toml"]
 
@@ -122,7 +122,9 @@ def test_every_numeric_option_refuses_nan_inf_huge_and_negative(
 ) -> None:
     srt = tmp_path / "a.srt"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
-    _one_line_exit_2(["translate", str(srt), "--model", "identity", "-q", f"{option}={value}"])
+    _one_line_exit_2(
+        ["translate", "--lang", "it", str(srt), "--model", "identity", "-q", f"{option}={value}"]
+    )
     assert [p.name for p in tmp_path.iterdir()] == ["a.srt"]
 
 
@@ -139,7 +141,7 @@ def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(fitsub.io, "_write_all", full)
-    err = _one_line_exit_2(["translate", str(srt), "--model", "identity", "-q"])
+    err = _one_line_exit_2(["translate", "--lang", "it", str(srt), "--model", "identity", "-q"])
     assert "No space left on device" in err
     assert out.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.it.srt", "a.srt"]  # no debris
@@ -171,7 +173,7 @@ def test_a_full_disk_at_the_report_says_the_subtitle_file_was_written(
         real(path, data)
 
     monkeypatch.setattr(fitsub.io, "_atomic_write", full_at_json)
-    args = ["translate", str(srt), "--model", "identity", "-q", "-o", str(out)]
+    args = ["translate", "--lang", "it", str(srt), "--model", "identity", "-q", "-o", str(out)]
     err = _one_line_exit_2([*args, "--report", str(report)])
     assert f"{report}: cannot write it: No space left on device" in err
     assert "nothing written" not in err and err.strip().endswith(f"already written: {out}")
@@ -188,7 +190,7 @@ def test_ctrl_c_is_one_line_exit_130_and_writes_nothing(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(IdentityBackend, "translate", interrupt)
-    res = cli(["translate", str(srt), "--model", "identity", "-q"])
+    res = cli(["translate", "--lang", "it", str(srt), "--model", "identity", "-q"])
     assert res.code == 130
     assert res.err.strip() == "fitsub: interrupted, nothing written"
     assert [p.name for p in tmp_path.iterdir()] == ["a.srt"]
@@ -223,7 +225,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
     monkeypatch.setattr(IdentityBackend, "translate", translate)
     monkeypatch.setattr(fitsub.many_files, "summarize_results", after_write)
     files = [str(tmp_path / f"{n}.srt") for n in ("a", "b", "c")]
-    res = cli(["translate", *files, "--model", "identity", "-q", "--threads", "1"])
+    res = cli(["translate", "--lang", "it", *files, "--model", "identity", "-q", "--threads", "1"])
     assert res.code == 130
     written = sorted(p.name for p in tmp_path.glob("*.it.srt"))
     expected = ["a.it.srt"] if when == "translating" else ["a.it.srt", "b.it.srt"]
@@ -249,7 +251,19 @@ def test_ctrl_c_after_the_output_is_written_names_it(
 
     monkeypatch.setattr(fitsub.cli.translate, "write_report", interrupt)
     report = tmp_path / "r.json"
-    res = cli(["translate", str(srt), "--model", "identity", "-q", "--report", str(report)])
+    res = cli(
+        [
+            "translate",
+            "--lang",
+            "it",
+            str(srt),
+            "--model",
+            "identity",
+            "-q",
+            "--report",
+            str(report),
+        ]
+    )
     assert res.code == 130
     out = tmp_path / "a.it.srt"
     assert res.err.strip() == f"fitsub: interrupted after writing {out}; nothing else written"
@@ -265,7 +279,7 @@ def test_out_dir_never_writes_through_a_link_leading_outside(tmp_path: Path) -> 
             "1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8"
         )
     (out_dir / "a.it.srt").symlink_to(outside)
-    err = _one_line_exit_2(["translate", str(inputs), "--out-dir", str(out_dir), "--model",
+    err = _one_line_exit_2(["translate", "--lang", "it", str(inputs), "--out-dir", str(out_dir), "--model",
                             "identity", "-q"])  # fmt: skip
     assert "symbolic link" in err
     assert outside.read_text(encoding="utf-8") == "keep me"
@@ -318,7 +332,19 @@ def test_pptx_line_break_stays_between_the_words(tmp_path: Path) -> None:
     src.write_bytes(_deck("We go home now\vYou and I"))
     doc = read_document(src)
     assert doc.segments[0].text == "We go home now You and I"  # a space, not joined words
-    res = cli(["translate", str(src), "--model", "identity", "-q", "-o", str(tmp_path / "i.pptx")])
+    res = cli(
+        [
+            "translate",
+            "--lang",
+            "it",
+            str(src),
+            "--model",
+            "identity",
+            "-q",
+            "-o",
+            str(tmp_path / "i.pptx"),
+        ]
+    )
     assert res.code == 0 and (tmp_path / "i.pptx").read_bytes() == src.read_bytes()
     opts = TranslateOptions(lang="it", limits=limits_for("it"), ratio=9.0, compare=False)
     from fitsub.formats import document_bytes
@@ -347,7 +373,7 @@ def test_a_pptx_zip_bomb_is_refused_before_parsing(tmp_path: Path) -> None:
     src = tmp_path / "bomb.pptx"
     src.write_bytes(bomb.getvalue())
     assert src.stat().st_size < 2**20
-    err = _one_line_exit_2(["translate", str(src), "--model", "identity", "-q"])
+    err = _one_line_exit_2(["translate", "--lang", "it", str(src), "--model", "identity", "-q"])
     assert "would decompress" in err
 
 
@@ -366,7 +392,9 @@ def test_fuzzed_pptx_is_read_or_refused_in_one_line(tmp_path: Path) -> None:
                 data[rng.randrange(len(data))] = rng.randrange(256)
         src, out = tmp_path / f"f{i}.pptx", tmp_path / f"f{i}.it.pptx"
         src.write_bytes(bytes(data))
-        res = cli(["translate", str(src), "--model", "identity", "-q", "-o", str(out)])
+        res = cli(
+            ["translate", "--lang", "it", str(src), "--model", "identity", "-q", "-o", str(out)]
+        )
         assert res.code in (0, 2) and "Traceback" not in res.err, res.err
         if res.code == 2:
             assert len(res.err.strip().splitlines()) == 1 and not out.exists()

@@ -106,5 +106,5 @@ def test_translate_and_apply_keep_a_private_files_mode(
     assert mode(out) == 0o600  # the apply target
     src = tmp_path / "in.srt"
     src.write_text(SRT, encoding="utf-8")
-    assert run(["translate", str(src), "-o", str(out), "-q", "--threads", "1"]) == 0
+    assert run(["translate", "--lang", "it", str(src), "-o", str(out), "-q", "--threads", "1"]) == 0
     assert mode(out) == 0o600  # a translate output written over

@@ -264,7 +264,18 @@ def check_case(fmt: str, data: bytes, work: Path) -> str:
     src = work / f"in{EXT[fmt]}"
     src.write_bytes(data)
     out, report = work / f"out{EXT[fmt]}", work / "report.json"
-    args = ["translate", str(src), "-o", str(out), "--report", str(report), "--ratio", "9"]
+    args = [
+        "translate",
+        "--lang",
+        "it",
+        str(src),
+        "-o",
+        str(out),
+        "--report",
+        str(report),
+        "--ratio",
+        "9",
+    ]
     args += ["--cpl", "100000", "--lines", "1000", "--cps", "100000"]
     if len(data) > 20_000:
         args.append("-q")

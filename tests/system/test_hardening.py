@@ -44,7 +44,7 @@ def one_line_error(err: str) -> str:
 @pytest.mark.parametrize("cue_id", ["¹²", "①", "٣", "1" * 5000])
 def test_unicode_digit_ids_are_not_a_crash(tmp_path: Path, cue_id: str) -> None:
     src = write(tmp_path, "a.srt", f"{cue_id}\n00:00:01,000 --> 00:00:02,000\nHello.\n")
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code in (0, 2), res.err
     if res.code == 0:
         assert read_document(src).segments[0].id == cue_id
@@ -52,7 +52,7 @@ def test_unicode_digit_ids_are_not_a_crash(tmp_path: Path, cue_id: str) -> None:
 
 def test_vtt_hour_with_thousands_of_digits_is_exit_2(tmp_path: Path) -> None:
     src = write(tmp_path, "a.vtt", f"WEBVTT\n\n{'1' * 5000}:00:01.000 --> 00:00:02.000\nHi\n")
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code == 2
     assert "broken timestamp" in one_line_error(res.err)
 
@@ -74,14 +74,25 @@ def test_timing_line_with_long_run_of_spaces_is_linear() -> None:
 def test_markup_in_ids_paths_and_text_is_shown_literally(tmp_path: Path) -> None:
     text = "[/x]\n00:00:01,000 --> 00:00:02,000\nC:\\[/x] the [bold]home\n"
     src = write(tmp_path, "in[red]x.srt", text)
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code == 0, res.err
     shown = res.out.decode()
     assert "[/x]" in shown and "C:\\[/x]" in shown and "in[red]x.srt" not in res.err
 
     out = tmp_path / "out[x].srt"
     with toy_model(tmp_path):
-        res = cli(["translate", str(src), "-o", str(out), "--report", str(tmp_path / "r.json")])
+        res = cli(
+            [
+                "translate",
+                "--lang",
+                "it",
+                str(src),
+                "-o",
+                str(out),
+                "--report",
+                str(tmp_path / "r.json"),
+            ]
+        )
     assert res.code == 0, res.err
     assert "[/x]" in res.out.decode()
     assert read_document(out).segments[0].id == "[/x]"
@@ -95,13 +106,13 @@ def test_one_invalid_byte_in_utf8_is_an_error_naming_line_and_offset(tmp_path: P
         b"2\n00:00:03,000 --> 00:00:04,000\nbad \xff byte\n"
     )
     src = write(tmp_path, "a.srt", data)
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code == 2
     line = one_line_error(res.err)
     offset = data.index(b"\xff")
     assert "a.srt:7:" in line and f"byte offset {offset}" in line and "--encoding" in line
     # named encoding: read as asked
-    res = cli(["budget", str(src), "--encoding", "cp1252", "--json"])
+    res = cli(["budget", "--lang", "it", str(src), "--encoding", "cp1252", "--json"])
     assert res.code == 0, res.err
     assert "cafÃ©" in res.out.decode()
 
@@ -116,7 +127,7 @@ def test_utf16_be_stays_be(tmp_path: Path) -> None:
     src = write(tmp_path, "a.vtt", codecs.BOM_UTF16_BE + VTT.encode("utf-16-be"))
     out = tmp_path / "a.it.vtt"
     with toy_model(tmp_path):
-        res = cli(["translate", str(src), "-o", str(out), "-q"])
+        res = cli(["translate", "--lang", "it", str(src), "-o", str(out), "-q"])
     assert res.code == 0, res.err
     data = out.read_bytes()
     assert data.startswith(codecs.BOM_UTF16_BE)
@@ -127,7 +138,7 @@ def test_utf16_le_stays_le(tmp_path: Path) -> None:
     src = write(tmp_path, "a.vtt", codecs.BOM_UTF16_LE + VTT.encode("utf-16-le"))
     out = tmp_path / "a.it.vtt"
     with toy_model(tmp_path):
-        assert cli(["translate", str(src), "-o", str(out), "-q"]).code == 0
+        assert cli(["translate", "--lang", "it", str(src), "-o", str(out), "-q"]).code == 0
     assert out.read_bytes().startswith(codecs.BOM_UTF16_LE)
 
 
@@ -139,7 +150,7 @@ def _refused(tmp_path: Path, args: list[str], needle: str) -> None:
     before = listing(tmp_path)
     data = src.read_bytes()
     with toy_model(tmp_path) as toy:
-        res = cli(["translate", str(src), *args])
+        res = cli(["translate", "--lang", "it", str(src), *args])
     assert res.code == 2, res.err
     assert needle in one_line_error(res.err)
     assert toy.made == 0  # nothing translated
@@ -209,20 +220,22 @@ def test_output_symlink_is_followed_not_replaced(tmp_path: Path) -> None:
     link = tmp_path / "link.srt"
     link.symlink_to(target)
     with toy_model(tmp_path):
-        assert cli(["translate", str(src), "-o", str(link), "-q"]).code == 0
+        assert cli(["translate", "--lang", "it", str(src), "-o", str(link), "-q"]).code == 0
     assert link.is_symlink()
     assert len(read_document(target).segments) == 2
 
 
 def test_stdout_output_and_stdin_input(tmp_path: Path) -> None:
     with toy_model(tmp_path):
-        res = cli(["translate", "-", "-o", "-", "--format", "srt"], stdin=SRT.encode())
+        res = cli(
+            ["translate", "--lang", "it", "-", "-o", "-", "--format", "srt"], stdin=SRT.encode()
+        )
         assert res.code == 0, res.err
         doc = parse_document(res.out.decode(), "srt")
         assert [s.id for s in doc.segments] == ["1", "2"]
         assert "summary" in res.err  # the tables go to standard error
         # `-` input, format sniffed, default output is standard output
-        res = cli(["translate", "-", "-q"], stdin=VTT.encode())
+        res = cli(["translate", "--lang", "it", "-", "-q"], stdin=VTT.encode())
         assert res.code == 0, res.err
         assert res.out.decode().startswith("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n")
     assert listing(tmp_path) == []
@@ -314,7 +327,7 @@ def test_real_world_exports_are_read_and_kept(
         assert doc.segments[0].text.startswith(" \nhello")
     out = tmp_path / f"out.{name}"
     with toy_model(tmp_path):
-        res = cli(["translate", str(src), "-o", str(out), "-q"])
+        res = cli(["translate", "--lang", "it", str(src), "-o", str(out), "-q"])
     assert res.code == 0, res.err
     again = read_document(out)
     assert [(s.id, s.start_ms, s.end_ms) for s in again.segments] == [
@@ -392,7 +405,7 @@ def test_train_refuses_a_non_empty_out(tmp_path: Path) -> None:
 
 
 def test_device_input_is_refused_not_read_forever() -> None:
-    res = cli(["budget", "/dev/zero", "--format", "srt"])
+    res = cli(["budget", "--lang", "it", "/dev/zero", "--format", "srt"])
     assert res.code == 2 and "not a regular file" in one_line_error(res.err)
 
 
@@ -400,14 +413,14 @@ def test_undecodable_file_name_is_one_line(tmp_path: Path) -> None:
     name = os.fsdecode(b"bad\xff.srt")
     src = tmp_path / name
     src.write_text("not a subtitle\n", encoding="utf-8")
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code == 2
     assert "bad\\udcff.srt" in one_line_error(res.err)
 
 
 def test_long_broken_timing_line_is_cut_in_the_message(tmp_path: Path) -> None:
     src = write(tmp_path, "a.srt", "1\n00:00:01,000 --> 00:00:0x,000" + "y" * 100_000 + "\nHi\n")
-    res = cli(["budget", str(src)])
+    res = cli(["budget", "--lang", "it", str(src)])
     assert res.code == 2 and len(one_line_error(res.err)) < 400
 
 

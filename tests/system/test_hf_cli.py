@@ -55,7 +55,7 @@ COMMON = ["--device", "cpu", "--beam", "2", "--threads", "1", "-q"]
 
 def test_translate_srt_keeps_every_cue_and_timing(marian_dir: Path, srt: Path) -> None:
     out, report = srt.with_name("talk.it.srt"), srt.with_name("talk.json")
-    args = ["translate", str(srt), "--model", str(marian_dir), "-o", str(out)]
+    args = ["translate", "--lang", "it", str(srt), "--model", str(marian_dir), "-o", str(out)]
     assert run([*args, "--report", str(report), "--ratio", "0.8", *COMMON]) == 0
     src, got = read_document(srt), read_document(out)
     assert len(got.segments) == len(src.segments) == len(CUES)
@@ -108,7 +108,10 @@ def test_directory_that_is_not_a_model(
     empty = tmp_path / "empty-dir"
     empty.mkdir()
     _fails_cleanly(
-        ["translate", str(srt), "--model", str(empty), *COMMON], tmp_path, capsys, "empty-dir"
+        ["translate", "--lang", "it", str(srt), "--model", str(empty), *COMMON],
+        tmp_path,
+        capsys,
+        "empty-dir",
     )
 
 
@@ -124,7 +127,7 @@ def test_model_that_is_not_seq2seq(
     )  # fmt: skip
     BertModel(cfg).save_pretrained(bert, safe_serialization=True)
     _fails_cleanly(
-        ["translate", str(srt), "--model", str(bert), *COMMON],
+        ["translate", "--lang", "it", str(srt), "--model", str(bert), *COMMON],
         tmp_path,
         capsys,
         "not a sequence-to-sequence",
@@ -137,7 +140,7 @@ def test_text_the_tokenizer_cannot_encode(
     bad = tmp_path / "ja.srt"
     bad.write_text(SRT + "5\n00:00:13,000 --> 00:00:14,000\n日本語のテキスト\n\n", "utf-8")
     _fails_cleanly(
-        ["translate", str(bad), "--model", str(marian_dir), *COMMON],
+        ["translate", "--lang", "it", str(bad), "--model", str(marian_dir), *COMMON],
         tmp_path,
         capsys,
         "cannot encode",
@@ -163,7 +166,7 @@ def test_hub_id_offline_and_not_cached(
     monkeypatch.setenv("HF_HOME", str(tmp_path / "no-cache"))
     monkeypatch.chdir(tmp_path)
     _fails_cleanly(
-        ["translate", str(srt), "--model", "fitsub-test/not-a-model", *COMMON],
+        ["translate", "--lang", "it", str(srt), "--model", "fitsub-test/not-a-model", *COMMON],
         tmp_path,
         capsys,
         "fitsub-test/not-a-model: no such directory and not in the Hugging Face cache (offline)",

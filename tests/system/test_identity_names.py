@@ -66,7 +66,19 @@ def dialogue(draw: st.DrawFn) -> str:
 
 def _identity(src: Path, out: Path) -> None:
     res = cli(
-        ["translate", str(src), "--model", "identity", "-o", str(out), "-q", "--threads", "1"]
+        [
+            "translate",
+            "--lang",
+            "it",
+            str(src),
+            "--model",
+            "identity",
+            "-o",
+            str(out),
+            "-q",
+            "--threads",
+            "1",
+        ]
     )
     assert res.code == 0, res.err
 

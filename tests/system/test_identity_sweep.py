@@ -60,7 +60,7 @@ def outcome(data: bytes, ext: str, work: Path) -> str:
         old.unlink()
     src, out = work / f"in{ext}", work / f"out{ext}"
     src.write_bytes(data)
-    res = cli(["translate", str(src), "--model", "identity", "-o", str(out), "-q"])
+    res = cli(["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"])
     assert src.read_bytes() == data, "input modified"
     assert res.code in (0, 2), f"exit {res.code}: {res.err[-300:]}"
     if res.code == 2:

@@ -146,7 +146,7 @@ def test_strict_exits_3_only_when_a_segment_is_flagged(
     src = tmp_path / "talk.srt"
     src.write_text(SRT, encoding="utf-8")
     out, report = tmp_path / "out.srt", tmp_path / "r.json"
-    args = ["translate", str(src), "-o", str(out), "-q", "--ratio", "1.0"]
+    args = ["translate", "--lang", "it", str(src), "-o", str(out), "-q", "--ratio", "1.0"]
     assert run([*args, "--report", str(report)]) == 0  # flags alone do not fail without --strict
     assert run([*args, "--strict"]) == 3
     assert out.exists()  # the output is written either way
@@ -154,7 +154,7 @@ def test_strict_exits_3_only_when_a_segment_is_flagged(
     assert data["summary"]["flag_counts"]["over-budget"] == 1
     clean = tmp_path / "clean.srt"
     clean.write_text("1\n00:00:01,000 --> 00:00:04,000\nYes.\n", encoding="utf-8")
-    assert run(["translate", str(clean), "-o", str(out), "-q", "--strict"]) == 0
+    assert run(["translate", "--lang", "it", str(clean), "-o", str(out), "-q", "--strict"]) == 0
 
 
 def test_review_option_writes_the_file_and_bad_locations_stop_before_translating(
@@ -165,7 +165,19 @@ def test_review_option_writes_the_file_and_bad_locations_stop_before_translating
     out = tmp_path / "out.srt"
     for name in ("review.html", "review.tsv"):
         assert (
-            run(["translate", str(src), "-o", str(out), "-q", "--review", str(tmp_path / name)])
+            run(
+                [
+                    "translate",
+                    "--lang",
+                    "it",
+                    str(src),
+                    "-o",
+                    str(out),
+                    "-q",
+                    "--review",
+                    str(tmp_path / name),
+                ]
+            )
             == 0
         )
     page = (tmp_path / "review.html").read_text(encoding="utf-8")
@@ -176,7 +188,9 @@ def test_review_option_writes_the_file_and_bad_locations_stop_before_translating
     calls = sum(len(b.calls) for b in toy_cli)
     (tmp_path / "adir.tsv").mkdir()
     for bad in ("nowhere/review.tsv", "adir.tsv", "review.pdf", "out.srt"):
-        code = run(["translate", str(src), "-o", str(out), "--review", str(tmp_path / bad)])
+        code = run(
+            ["translate", "--lang", "it", str(src), "-o", str(out), "--review", str(tmp_path / bad)]
+        )
         err = capsys.readouterr().err.strip()
         assert code == 2 and len(err.splitlines()) == 1, (bad, err)
         assert not out.exists()

@@ -128,11 +128,14 @@ def test_a_short_east_asian_file_refused_is_one_line_exit_2_and_encoding_reads_i
     src = tmp_path / "ja.srt"
     src.write_bytes(CUE.format(*JA_KANJI).encode("euc_jp"))
     out = tmp_path / "out.srt"
-    assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 2
+    assert (
+        run(["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"])
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(src) in err and "--encoding euc_jp" in err
     assert not out.exists()
-    args = ["translate", str(src), "--model", "identity", "-o", str(out), "-q"]
+    args = ["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"]
     assert run([*args, "--encoding", "euc_jp"]) == 0
     assert out.read_bytes() == src.read_bytes()
 
@@ -144,7 +147,7 @@ def test_control_characters_are_text_when_the_encoding_is_named(
     src = tmp_path / "ctl.srt"
     src.write_bytes(CUE.format("Bell \x07\x07\x07 rings.", "Tab\x01 stop\x02.").encode("utf-8"))
     out = tmp_path / "out.srt"
-    args = ["translate", str(src), "--model", "identity", "-o", str(out), "-q"]
+    args = ["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"]
     assert run(args) == 2
     err = capsys.readouterr().err
     assert "binary file (5 control characters)" in err and "--encoding" in err

@@ -199,7 +199,10 @@ def test_a_cue_over_the_limit_can_be_allowed_for_one_run(
     monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", "2000")
     assert read_document(src).segments[0].text == long
     out = tmp_path / "out.srt"
-    assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 0
+    assert (
+        run(["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"])
+        == 0
+    )
     assert out.read_bytes() == src.read_bytes()
     monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", "1100")
     with pytest.raises(InputError, match="the limit is 1,100"):
@@ -208,7 +211,12 @@ def test_a_cue_over_the_limit_can_be_allowed_for_one_run(
     for bad in ("100001", "lots", "-5", "9" * 5000):
         monkeypatch.setenv("FITSUB_MAX_CUE_CHARS", bad)
         capsys.readouterr()
-        assert run(["translate", str(src), "--model", "identity", "-o", str(out), "-q"]) == 2
+        assert (
+            run(
+                ["translate", "--lang", "it", str(src), "--model", "identity", "-o", str(out), "-q"]
+            )
+            == 2
+        )
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1
         assert "FITSUB_MAX_CUE_CHARS must be a whole number from 1 to 100,000" in err

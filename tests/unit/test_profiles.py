@@ -56,7 +56,7 @@ def test_profile_sets_the_budget_and_flags_win(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "talk.srt").write_text(SRT, encoding="utf-8")
-    data = _budget_json(["--profile", "bbc"], capsys)
+    data = _budget_json(["--profile", "bbc", "--lang", "it"], capsys)
     assert data["profile"] == "bbc" and data["limits"]["cpl"] == 37
     assert data["segments"][0]["budget"]["speed_limit"] == 30  # 15 cps x 2 s
     assert data["summary"]["tight_gaps"] == []  # the BBC sets no minimum gap
@@ -65,7 +65,7 @@ def test_profile_sets_the_budget_and_flags_win(
     assert data["summary"]["tight_gaps"] == ["2"]  # 40 ms < 2 frames
     data = _budget_json(["--profile", "netflix-en", "--lang", "EN", "--cps", "10"], capsys)
     assert data["segments"][0]["budget"]["speed_limit"] == 20  # the flag wins
-    data = _budget_json(["--profile", "dubbing"], capsys)
+    data = _budget_json(["--profile", "dubbing", "--lang", "it"], capsys)
     assert data["ratio"] == 1.1 and data["segments"][0]["budget"]["speed_limit"] is None
 
 
@@ -121,5 +121,5 @@ def test_a_bad_config_file_is_one_line_naming_it(
 
 def test_an_unknown_profile_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "talk.srt").write_text(SRT, encoding="utf-8")
-    assert run(["budget", "talk.srt", "--profile", "hbo"]) == 2
+    assert run(["budget", "--lang", "it", "talk.srt", "--profile", "hbo"]) == 2
     assert "unknown profile 'hbo'" in capsys.readouterr().err

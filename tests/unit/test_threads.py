@@ -65,18 +65,20 @@ def test_cgroup_quota(tmp_path: Path) -> None:
 
 
 def test_translate_gets_the_free_cores_and_a_short_spin() -> None:
-    env = cpu_environment(["translate", "in.srt"], {}, free=1)
+    env = cpu_environment(["translate", "--lang", "it", "in.srt"], {}, free=1)
     assert env == {"GOMP_SPINCOUNT": SPIN_COUNT, "KMP_BLOCKTIME": "1", "OMP_NUM_THREADS": "1"}
     assert cpu_environment(["eval", "x"], {}, free=3)["OMP_NUM_THREADS"] == "3"
     assert "OMP_NUM_THREADS" in cpu_environment(["distill", "x"], {}, free=2)
 
 
 def test_threads_flag_and_user_environment_win() -> None:
-    env = cpu_environment(["translate", "in.srt", "--threads", "2"], {}, free=1)
+    env = cpu_environment(["translate", "--lang", "it", "in.srt", "--threads", "2"], {}, free=1)
     assert "OMP_NUM_THREADS" not in env and env["GOMP_SPINCOUNT"] == SPIN_COUNT
-    assert "OMP_NUM_THREADS" not in cpu_environment(["translate", "--threads=4"], {}, free=1)
+    assert "OMP_NUM_THREADS" not in cpu_environment(
+        ["translate", "--lang", "it", "--threads=4"], {}, free=1
+    )
     user = {"OMP_NUM_THREADS": "3", "OMP_WAIT_POLICY": "ACTIVE", "KMP_BLOCKTIME": "200"}
-    assert cpu_environment(["translate", "in.srt"], user, free=1) == {}
+    assert cpu_environment(["translate", "--lang", "it", "in.srt"], user, free=1) == {}
     assert "GOMP_SPINCOUNT" not in cpu_environment(["eval"], {"GOMP_SPINCOUNT": "5"}, free=1)
 
 
@@ -141,6 +143,6 @@ def test_nothing_changes_once_torch_is_loaded(monkeypatch: pytest.MonkeyPatch) -
     environment is left alone and `rebalance_threads` does nothing."""
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(threads, "_auto", None)
-    assert threads.prepare_cpu(["translate", "in.srt"]) == {}
+    assert threads.prepare_cpu(["translate", "--lang", "it", "in.srt"]) == {}
     assert "OMP_NUM_THREADS" not in os.environ
     assert threads.rebalance_threads() is None
