@@ -10,9 +10,12 @@ final LayerNorms, which CTranslate2 represents exactly once its position table i
 checkpoints qualify; the others (LDPE / LRPE alone, no length dropout, post-norm or untied
 converted models, a partial output vocabulary) keep fitsub's own search.
 
-Conversion (`convert`, `fitsub export --ct2`) writes `ct2/` beside the checkpoint's files, or,
-where the model directory is not writable, `$XDG_CACHE_HOME/fitsub/ct2/<hash>/` (`cache_root`).
-`STAMP` in it holds the SHA-256 of the checkpoint's config, weights and tokenizer
+Conversion at first load writes the user's cache, one folder per ctranslate2 version
+(`$XDG_CACHE_HOME/fitsub/ct2/<version>/<checkpoint hash>/`, ~/.cache by default: `cache_dir`),
+never the model's folder; the folders of other versions are removed when a conversion is made
+(`prune_versions`). `fitsub export --ct2` writes `ct2/` beside the checkpoint's files, to ship
+with it: used when it is intact, else the cache's. `STAMP` in each holds the SHA-256 of the
+checkpoint's config, weights and tokenizer
 (`checkpoint_digest`), of the converted `model.bin` and the ctranslate2 version: converted
 weights of another checkpoint or version, whose bytes changed or that do not load are rebuilt
 with a note (`open_converted`, `open_engine`), and a rebuild that still does not load is an
@@ -102,8 +105,20 @@ def cache_root() -> Path:
     return Path(base) / "fitsub" / CT2_DIR
 
 
-def _writable(folder: Path) -> bool:
-    return folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)
+def cache_dir(model_dir: Path) -> Path:
+    """Where the cache keeps the checkpoint in `model_dir` converted by this ctranslate2."""
+    return cache_root() / _version() / checkpoint_digest(model_dir)
+
+
+def prune_versions() -> list[Path]:
+    """Remove the cache's conversions by other ctranslate2 versions; the folders removed."""
+    root = cache_root()
+    old = (
+        [d for d in root.iterdir() if d.is_dir() and d.name != _version()] if root.is_dir() else []
+    )
+    for folder in old:
+        shutil.rmtree(folder, ignore_errors=True)
+    return old
 
 
 def _version() -> str:
@@ -228,21 +243,26 @@ class Converted:
 
 
 def open_converted(model_dir: Path, model: Transformer, tokenizer: Tokenizer) -> Converted:
-    """The converted weights of the checkpoint in `model_dir`: `ct2/` beside it, else the user's
-    cache; converted (once) when missing, rebuilt with a note when stale or damaged."""
+    """The converted weights of the checkpoint in `model_dir`: `ct2/` beside it when exported
+    there and intact, else the user's cache (`cache_dir`); converted there (once) when missing,
+    the other versions' conversions pruned, and rebuilt with a note when stale or damaged."""
     digest = checkpoint_digest(model_dir)
-    beside, cached = model_dir / CT2_DIR, cache_root() / digest
-    for place in (beside, cached):
-        if place.is_dir():
-            wrong = _stamp_ok(place, digest)
-            if wrong is None:
-                return Converted(place, None)
-            if _writable(place.parent):
-                convert(model, tokenizer, place, digest)
-                return Converted(place, f"{place}: {wrong}; converted again")
-    target = beside if _writable(model_dir) else cached
-    convert(model, tokenizer, target, digest)
-    return Converted(target, None)
+    beside, cached = model_dir / CT2_DIR, cache_root() / _version() / digest
+    note = None
+    if beside.is_dir():
+        wrong = _stamp_ok(beside, digest)
+        if wrong is None:
+            return Converted(beside, None)
+        note = f"{beside}: {wrong}; converted into {cached}"
+    if cached.is_dir():
+        wrong = _stamp_ok(cached, digest)
+        if wrong is None:
+            return Converted(cached, note)
+        note = f"{cached}: {wrong}; converted again"
+    else:
+        prune_versions()
+    convert(model, tokenizer, cached, digest)
+    return Converted(cached, note)
 
 
 class Ct2Engine:

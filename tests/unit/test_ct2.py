@@ -1,13 +1,16 @@
 """CTranslate2 as the engine of the unconstrained pass (fitsub.nmt.ct2): the same greedy outputs
-as fitsub's own search, the same alone as in a batch, conversion cached by the checkpoint's hash,
+as fitsub's own search, the same alone as in a batch, conversion cached in the user's cache by the
+ctranslate2 version and the checkpoint's hash,
 stale or damaged converted weights rebuilt, and fitsub's search where CTranslate2 cannot run."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
+import ctranslate2
 import pytest
 from cli_helpers import run
 from factories import tiny_checkpoint, train_tiny
@@ -82,14 +85,32 @@ def test_beam_n_best_is_ranked_by_fitsubs_length_normalisation(copier: Path) -> 
         assert all(score <= 0 for _, score in hyps)
 
 
-def test_converted_once_beside_the_model_and_stamped(copier: Path) -> None:
+def test_converted_once_into_the_user_cache_and_stamped(copier: Path) -> None:
     NMTBackend(copier, device="cpu", beam=1)
-    stamp = json.loads((copier / ct2.CT2_DIR / ct2.STAMP).read_text("utf-8"))
+    cached = ct2.cache_dir(copier)
+    # the session's own cache (tests/conftest.py), one folder per ctranslate2 version
+    assert cached.parent.parent == Path(os.environ["XDG_CACHE_HOME"]) / "fitsub" / "ct2"
+    assert cached.parent.name == ctranslate2.__version__
+    assert not (copier / ct2.CT2_DIR).exists()  # never the model's folder
+    stamp = json.loads((cached / ct2.STAMP).read_text("utf-8"))
     assert stamp["checkpoint_sha256"] == ct2.checkpoint_digest(copier)
-    before = (copier / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns
+    before = (cached / "model.bin").stat().st_mtime_ns
     again = NMTBackend(copier, device="cpu", beam=1)
     assert again.engine_note is None
-    assert (copier / ct2.CT2_DIR / "model.bin").stat().st_mtime_ns == before
+    assert (cached / "model.bin").stat().st_mtime_ns == before
+
+
+def test_a_conversion_prunes_the_other_versions_conversions(
+    copier: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    old = tmp_path / "cache" / "fitsub" / "ct2" / "4.0.0" / ct2.checkpoint_digest(copier)
+    old.mkdir(parents=True)
+    (old / "model.bin").write_bytes(b"old")
+    assert NMTBackend(copier, device="cpu", beam=1).engine_note is None
+    assert sorted(p.name for p in (tmp_path / "cache" / "fitsub" / "ct2").iterdir()) == [
+        ctranslate2.__version__
+    ]
 
 
 def test_weights_of_another_checkpoint_are_rebuilt_with_a_note(
@@ -103,16 +124,17 @@ def test_weights_of_another_checkpoint_are_rebuilt_with_a_note(
     import shutil
 
     shutil.copytree(copier, stale, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
-    shutil.copytree(other / ct2.CT2_DIR, stale / ct2.CT2_DIR)
+    shutil.copytree(ct2.cache_dir(other), stale / ct2.CT2_DIR)  # as if exported beside it
     backend = NMTBackend(stale, device="cpu", beam=1)
     assert backend.engine_note is not None and "another checkpoint" in backend.engine_note
+    assert backend.ct2 is not None
     assert outputs(backend, texts) == want
 
 
 def test_damaged_converted_weights_are_rebuilt(copier: Path) -> None:
     texts = digit_texts(copier, n=8)
     want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
-    model_bin = copier / ct2.CT2_DIR / "model.bin"
+    model_bin = ct2.cache_dir(copier) / "model.bin"
     data = bytearray(model_bin.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one flipped byte inside a weight: it would still load
     model_bin.write_bytes(bytes(data))
@@ -129,12 +151,11 @@ def test_a_read_only_model_is_converted_into_the_user_cache(
     model = tmp_path / "ro"
     shutil.copytree(copier, model, ignore=shutil.ignore_patterns(ct2.CT2_DIR))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(ct2, "_writable", lambda folder: folder != model)  # root writes anyway
     backend = NMTBackend(model, device="cpu", beam=1)
     assert backend.ct2 is not None
     assert not (model / ct2.CT2_DIR).exists()
-    cached = tmp_path / "cache" / "fitsub" / "ct2" / ct2.checkpoint_digest(model)
-    assert (cached / "model.bin").is_file()
+    cached = tmp_path / "cache" / "fitsub" / "ct2" / ctranslate2.__version__
+    assert (cached / ct2.checkpoint_digest(model) / "model.bin").is_file()
 
 
 def test_without_ctranslate2_fitsubs_search_runs_and_says_so(
@@ -225,7 +246,6 @@ def test_nowhere_to_write_the_weights_keeps_fitsubs_search_with_a_note(
     blocker = tmp_path / "cache-is-a-file"
     blocker.write_text("", "utf-8")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # its fitsub/ct2 cannot be made
-    monkeypatch.setattr(ct2, "_writable", lambda folder: folder != model)
     backend = NMTBackend(model, device="cpu", beam=1)
     assert backend.ct2 is None
     assert backend.engine_note is not None and "fitsub's search" in backend.engine_note
@@ -237,7 +257,7 @@ def test_converted_weights_that_do_not_load_or_are_of_another_version_are_rebuil
 ) -> None:
     texts = digit_texts(copier, n=6)
     want = outputs(NMTBackend(copier, device="cpu", beam=1), texts)
-    folder = copier / ct2.CT2_DIR
+    folder = ct2.cache_dir(copier)
     (folder / "config.json").write_text("{not json", "utf-8")  # not covered by the stamp
     backend = NMTBackend(copier, device="cpu", beam=1)
     assert backend.engine_note is not None and "did not load" in backend.engine_note
