@@ -368,9 +368,9 @@ def _init_method(
         )
     return (
         str(values["method"]),
-        int(values["noise"]),
+        int(str(values["noise"])),
         str(values["noise_mode"]),
-        float(values["length_dropout"]),
+        float(str(values["length_dropout"])),
     )
 
 

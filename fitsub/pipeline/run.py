@@ -125,7 +125,8 @@ class Fitter:
         prot = self.fit.planned[u.cues[0]].protected
         if prot is not None and prot.is_dialogue:  # a turn: its cue is laid out turn by turn
             return [text], SINGLE
-        return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text) else (None, "")
+        chars = None if u.window is None else u.budget  # dubbing: the window's characters
+        return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text, chars) else (None, "")
 
     def english(self, u: Unit, text: str) -> int:
         """How many words of `text` (each time it occurs) read as English

@@ -89,10 +89,13 @@ class CueFit:
     limits: Limits
     lang: str
 
-    def part_fits(self, cue: int, part: str) -> bool:
-        """Whether `part` fits cue `cue`: its budget and, for subtitles, its lines."""
+    def part_fits(self, cue: int, part: str, chars: int | None = None) -> bool:
+        """Whether `part` fits cue `cue`: its budget (`chars` when given: a dubbing line's
+        corrected one) and, for subtitles, its lines."""
         p = self.planned[cue]
-        if p.budget is None or p.protected is None or char_length(part) > p.budget.chars:
+        if p.budget is None or p.protected is None:
+            return False
+        if char_length(part) > (p.budget.chars if chars is None else chars):
             return False
         if not self.timed:
             return True
