@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gzip
-import io
 import os
 import secrets
 import stat
@@ -297,62 +295,6 @@ def check_inside(path: Path, folder: Path, option: str) -> None:
 def atomic_write_text(path: Path, text: str, encoding: str = "utf-8") -> None:
     """Write text atomically (no newline translation: `text` is written as given)."""
     atomic_write_bytes(path, text.encode(encoding))
-
-
-def gzip_text(text: str) -> bytes:
-    """`text` as UTF-8 gzip with a fixed mtime and no file name: the same text, the same bytes
-    (the word lists shipped with a model: lexicon, word links)."""
-    buf = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
-        gz.write(text.encode("utf-8"))
-    return buf.getvalue()
-
-
-# The most a model's word list (lexicon, word links) may decompress to: the shipped ones are
-# 0.5-4 MB; a gzip bomb stops here (`fitsub.unpack`), the file and the limit named.
-MAX_MODEL_TEXT = 32 * 2**20
-
-
-def read_gzip_text(path: Path, what: str) -> str:
-    """The text of a UTF-8 file, gzip or plain, of at most `MAX_MODEL_TEXT` bytes (decompressed,
-    counted as they come out); InputError (one line) naming `what` when it cannot be read, is
-    larger, is not readable gzip or not UTF-8."""
-    from fitsub.unpack import gunzip_bounded
-
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_MODEL_TEXT + 1)
-    except OSError as err:
-        raise InputError(path, f"cannot read {what}: {err.strerror or err}") from err
-    if len(raw) > MAX_MODEL_TEXT:
-        raise InputError(path, f"{what} larger than {MAX_MODEL_TEXT // 2**20} MiB; refusing it")
-    if raw[:2] == b"\x1f\x8b":
-        raw = gunzip_bounded(raw, MAX_MODEL_TEXT, path, what)
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(path, f"corrupt {what} (not readable gzip / UTF-8 text): {err}") from err
-
-
-def read_headed_text(
-    path: Path, what: str, first: str
-) -> tuple[dict[str, str], list[tuple[int, str]]]:
-    """(the `# key: value` header lines, the other non-empty lines with their line numbers) of a
-    gzip text file whose first line must be `first`; InputError (one line) otherwise."""
-    lines = read_gzip_text(path, what).split("\n")
-    if lines[0].strip() != first:
-        raise InputError(
-            path, f"not a fitsub {what} (first line {lines[0][:40]!r}, expected {first!r})"
-        )
-    meta: dict[str, str] = {}
-    body: list[tuple[int, str]] = []
-    for no, line in enumerate(lines[1:], start=2):
-        if line.startswith("#"):
-            key, _, value = line[1:].partition(":")
-            meta[key.strip()] = value.strip()
-        elif line:
-            body.append((no, line))
-    return meta, body
 
 
 def read_text_lines(path: Path) -> list[str]:

@@ -18,10 +18,11 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 
 from fitsub.errors import InputError
+from fitsub.model_files import checkpoint_arch as checkpoint_arch  # (its home; re-exported)
 from fitsub.nat.levt import LEVT_ARCH, LevT
 from fitsub.nat.model import CMLM, CMLM_ARCH
 from fitsub.nmt.checkpoint import CONFIG, SPM, WEIGHTS, read_config
-from fitsub.nmt.config import Arch, ModelConfig, config_arch
+from fitsub.nmt.config import Arch, ModelConfig
 from fitsub.nmt.tokenizer import Tokenizer
 
 NAT_ARCHS: tuple[Arch, ...] = (CMLM_ARCH, LEVT_ARCH)
@@ -63,15 +64,6 @@ def build_cmlm(cfg: ModelConfig, tokenizer: Tokenizer) -> CMLM:
             f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
         )
     return CMLM(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
-
-
-def checkpoint_arch(path: str | Path) -> Arch | None:
-    """The arch of a checkpoint directory ("ar", "cmlm", "levt"); None for no checkpoint (or
-    one whose config names no known arch: its loader says what is wrong)."""
-    try:
-        return config_arch(read_config(path)["model"])
-    except (InputError, ValueError):
-        return None
 
 
 def load_nat(

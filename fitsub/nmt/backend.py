@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -30,7 +29,8 @@ import torch
 
 from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
-from fitsub.errors import InputError, ModelMissingError
+from fitsub.errors import InputError
+from fitsub.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
 from fitsub.nmt.attention import (
     CrossAttentionRecorder,
     output_word_index,
@@ -39,7 +39,7 @@ from fitsub.nmt.attention import (
     word_rarity,
 )
 from fitsub.nmt.bounds import word_table
-from fitsub.nmt.checkpoint import CONFIG, language_files, load_checkpoint, load_lexicon
+from fitsub.nmt.checkpoint import language_files, load_checkpoint, load_lexicon
 from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
@@ -51,7 +51,6 @@ from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import rebalance_threads
 from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
 
-MODEL_ENV = "FITSUB_MODEL_DIR"
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for every run
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
@@ -68,38 +67,6 @@ __all__ = [
     "resolve_model_dir",
     "target_language",
 ]
-
-
-def default_models_dir() -> Path:
-    """`<repo root>/models`: the directory next to the `fitsub` package."""
-    return Path(__file__).resolve().parents[2] / "models"
-
-
-def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
-    """The checkpoint to use: `--model`, else $FITSUB_MODEL_DIR, else `models/<src>-<tgt>`.
-
-    $FITSUB_MODEL_DIR may be a checkpoint itself or a directory holding `<src>-<tgt>/`.
-    Raises ModelMissingError naming the missing model and how to get one.
-    """
-    pair = f"{src}-{tgt}"
-    how = (
-        f"train one with `fitsub train --src {src} --tgt {tgt} ...`, or use the shipped "
-        f"models/ directory, or pass --model DIR"
-    )
-    if model is not None:
-        if not (Path(model) / CONFIG).is_file():
-            raise ModelMissingError(f"{model}: not a fitsub model directory (no {CONFIG}); {how}")
-        return Path(model)
-    env = os.environ.get(MODEL_ENV)
-    candidates: list[Path] = []
-    if env:
-        candidates += [Path(env), Path(env) / pair]
-    candidates.append(default_models_dir() / pair)
-    for cand in candidates:
-        if (cand / CONFIG).is_file():
-            return cand
-    looked = ", ".join(str(c) for c in candidates)
-    raise ModelMissingError(f"no {pair} translation model (looked in {looked}); {how}")
 
 
 class NMTBackend:

@@ -33,6 +33,9 @@ from torch import Tensor, nn
 
 from fitsub import __version__
 from fitsub.errors import InputError
+from fitsub.model_files import CONFIG as CONFIG  # (their home; re-exported)
+from fitsub.model_files import SPM as SPM
+from fitsub.model_files import WEIGHTS as WEIGHTS
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
 from fitsub.nmt.tokenizer import Tokenizer
@@ -40,7 +43,6 @@ from fitsub.quality.dictionary import with_dictionary
 from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.quality.links import LINKS_FILE, read_links
 
-CONFIG, WEIGHTS, SPM = "config.json", "model.safetensors", "spm.model"
 FORMAT = "fitsub-checkpoint-1"
 _DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,

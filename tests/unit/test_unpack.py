@@ -15,8 +15,7 @@ import pytest
 from fitsub.errors import InputError
 from fitsub.formats import read_bytes_document
 from fitsub.formats.pptx import MAX_XML_PART, MIN_TOTAL, check_zip, total_limit
-from fitsub.io import MAX_MODEL_TEXT, read_gzip_text
-from fitsub.unpack import check_zip_parts, gunzip_bounded
+from fitsub.unpack import MAX_MODEL_TEXT, check_zip_parts, gunzip_bounded, read_gzip_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SLIDE = "ppt/slides/slide1.xml"
@@ -133,3 +132,45 @@ def test_many_parts_are_bounded_in_total_not_only_each() -> None:
 def test_the_sample_deck_passes_the_checks() -> None:
     check_zip(_deck(), None)
     assert read_bytes_document(_deck(), "pptx").segments
+
+
+@pytest.mark.parametrize(
+    ("name", "what"), [("lexicon.txt.gz", "lexicon"), ("links.txt.gz", "word links file")]
+)
+def test_a_model_file_bomb_is_refused_before_torch_is_imported(
+    tmp_path: Path, name: str, what: str
+) -> None:
+    # issue 55: the lexicon bomb was refused only after the weights loaded (530-557 MB peak)
+    import json
+    import os
+    import subprocess
+    import sys
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model": {"arch": "ar"}}), encoding="utf-8")
+    (model / name).write_bytes(_gzip_fast(b"# fitsub 1\n" + b"a" * (MAX_MODEL_TEXT + 2**20)))
+    src = tmp_path / "a.srt"
+    src.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
+    probe = (
+        "import re, sys\n"
+        "from fitsub.cli import main\n"
+        "try:\n"
+        f"    main(['translate', {str(src)!r}, '--model', {str(model)!r}, '--lang', 'it', '-q'])\n"
+        "except SystemExit as exit:\n"
+        "    code = exit.code\n"
+        "status = open('/proc/self/status').read()\n"
+        "peak = int(re.search(r'VmHWM:\\s*(\\d+)', status).group(1)) // 1024\n"
+        "print(code, 'torch' in sys.modules, peak, file=sys.__stdout__)\n"
+    )
+    env = {**os.environ, "FITSUB_CONFIG": ""}
+    res = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=300
+    )
+    code, torch_loaded, peak_mb = res.stdout.split()
+    assert (code, torch_loaded) == ("2", "False"), res.stderr
+    assert int(peak_mb) < 300  # MB, this process's own peak (issue 55's target; torch: 233 MB)
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1 and str(model / name) in err
+    assert f"{what} decompresses to more than 32 MiB" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.srt", "model"]
