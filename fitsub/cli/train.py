@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from fitsub.cli.finetune import init_method
 from fitsub.cli.options import (
     CorpusSpec,
     DataDir,
@@ -257,7 +258,7 @@ def train_cmd(
         )
     else:
         if init_from is not None and not resume:
-            method, noise, noise_mode, length_dropout = _init_method(
+            method, noise, noise_mode, length_dropout = init_method(
                 ctx, init_from, (method, noise, noise_mode, length_dropout), quiet
             )
         settings = data_settings(
@@ -335,43 +336,6 @@ _DATA_FLAGS = {
     "vocab_size": "vocab_size",
     "dedupe": "dedupe",
 }
-
-
-# train's length-method flags that a fine-tune (--init-from) takes from its model unless given
-_METHOD_FLAGS = ("method", "noise", "noise_mode", "length_dropout")
-
-
-def _init_method(
-    ctx: typer.Context, init_from: Path, flags: tuple[str, int, str, float], quiet: bool
-) -> tuple[str, int, str, float]:
-    """(method, noise, noise mode, length dropout) of a fine-tune: each flag not given on the
-    command line comes from the --init-from model, so a fine-tune keeps its model's length
-    control (it used to fall back to `baseline` with no noise and no unconstrained rows,
-    silently). Says what it took."""
-    from fitsub.nat.checkpoint import checkpoint_arch
-    from fitsub.nmt.checkpoint import read_config
-
-    if checkpoint_arch(init_from) not in (None, "ar"):
-        return flags
-    model = read_config(init_from)["model"]
-    values = dict(zip(_METHOD_FLAGS, flags, strict=True))
-    taken = []
-    for name in _METHOD_FLAGS:
-        source = ctx.get_parameter_source(name)
-        if (source is None or source.name != "COMMANDLINE") and name in model:
-            if model[name] != values[name]:
-                taken.append(f"{name.replace('_', '-')} {model[name]}")
-            values[name] = model[name]
-    if taken:
-        Console(stderr=True, quiet=quiet).print(
-            Text(f"fine-tuning {init_from} with its own {', '.join(taken)}")
-        )
-    return (
-        str(values["method"]),
-        int(str(values["noise"])),
-        str(values["noise_mode"]),
-        float(str(values["length_dropout"])),
-    )
 
 
 def _given(ctx: typer.Context, flags: dict[str, str]) -> dict[str, Any]:
