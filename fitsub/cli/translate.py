@@ -168,7 +168,7 @@ def translate_cmd(
 ) -> None:
     """Translate subtitles or slides so that each segment fits its budget, and compare.
 
-    Every fitted segment gets quality flags (cut-word, number-changed, untranslated,
+    Every fitted segment gets quality flags (cut-word, number-changed, meaning-reversed, untranslated,
     dropped-content, over-budget, repeated-token, low-quality); with --strict the exit status is 3 when any
     segment carries one. The output is written either way. Several inputs, a folder or a glob
     pattern make a batch run: one model load, one line per file, exit 2 at the end when a file

@@ -35,6 +35,7 @@ from fitsub.quality.flags import (
 )
 from fitsub.quality.lexicon import Lexicon, words_of
 from fitsub.quality.links import WordLinks, lost_by_fitting
+from fitsub.quality.polarity import MEANING_REVERSED, reversed_words, tokens
 from fitsub.quality.sentence_end import dangling_end
 from fitsub.reflow import reflow
 from fitsub.units import char_length
@@ -266,6 +267,7 @@ def flag_segments(
     vocab = set(known)
     lost_words = _lost_in_sentences(results, links) if links is not None else {}
     cut = _cut_sentences(results, lang)
+    reversed_ = _reversed_sentences(results, lang)
     for r in results:
         if r.unconstrained is not None:
             vocab.update(words(r.unconstrained))
@@ -290,6 +292,8 @@ def flag_segments(
             flags = _with_lost(flags, lost)
         if r.index in cut:
             flags = _merged(flags, CUT_SENTENCE, f"ends on {cut[r.index]!r}")
+        if r.index in reversed_:
+            flags = _merged(flags, MEANING_REVERSED, reversed_[r.index])
         english = _english(r, lexicon, terms)
         if english:
             flags = _merged(flags, UNTRANSLATED, "English left: " + ", ".join(english))
@@ -331,15 +335,42 @@ def _merged(flags: Sequence[Flag], name: str, note: str) -> list[Flag]:
     return sorted(out, key=lambda f: FLAG_NAMES.index(f.name))
 
 
-def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
-    """The last cue of each translated sentence whose fitted text ends mid-phrase
-    (`fitsub.quality.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
+def _sentences(results: Sequence[SegmentResult]) -> list[list[SegmentResult]]:
+    """The translated segments by sentence (a cue alone, or the cues of one group)."""
     groups: dict[int, list[SegmentResult]] = {}
     for r in results:
         if r.budget is not None:
             groups.setdefault(r.group if r.group >= 0 else -1 - r.index, []).append(r)
+    return list(groups.values())
+
+
+def _reversed_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
+    """The cue of each translated sentence whose polarity is not its source's
+    (`fitsub.quality.polarity.reversed_words`, judged on the sentence's cues joined: a negation
+    may move to a neighbour) → the flag's detail; on the cue holding the words it names, else
+    the last."""
     out = {}
-    for rs in groups.values():
+    for rs in _sentences(results):
+        src, fit = " ".join(r.source for r in rs), " ".join(r.fitted for r in rs)
+        detail = reversed_words(src, fit, lang)
+        if detail is None:
+            continue
+        lost = detail.startswith("lost ")
+        named = set(detail.removeprefix("lost ").replace("…", ",").replace(" ", "").split(","))
+        holds = [
+            r
+            for r in rs
+            if named & set(tokens(r.source if lost else r.fitted, "en" if lost else lang or ""))
+        ]
+        out[(holds[0] if holds else rs[-1]).index] = detail
+    return out
+
+
+def _cut_sentences(results: Sequence[SegmentResult], lang: str | None) -> dict[int, str]:
+    """The last cue of each translated sentence whose fitted text ends mid-phrase
+    (`fitsub.quality.sentence_end.dangling_end`, judged on the sentence's cues joined) → that word."""
+    out = {}
+    for rs in _sentences(results):
         src, fit = " ".join(r.source for r in rs), " ".join(r.fitted for r in rs)
         word = dangling_end(src, fit, lang)
         if word is not None:

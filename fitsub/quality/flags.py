@@ -10,8 +10,7 @@ heuristics tuned to miss little: a flag asks for a look, it does not prove an er
   and the words of the document's unconstrained outputs; nor in this unconstrained output or the
   source) that is a truncation or a mangled variant (same start, letters dropped) of a word of
   the unconstrained output, e.g. "annoato" / "annoa" for "annoiato", "trasferi" for
-  "trasferiti". Longer variants ("Romas" for "Roma") are not caught. Without `known`, an inflection that is also a prefix ("guarda" / "guardate") is
-  flagged too.
+  "trasferiti". Longer variants ("Romas") are not caught; without `known`, a prefix inflection ("guarda" / "guardate") is.
 * `number-changed`: the numbers differ, as multisets, from the source's: "2019" -> "201919",
   "fifty thousand" -> "" . Digit runs ("1,000" and "1.000" both read 1000; "10:30" and "10.30"
   both read 10 and 30; whole hours read without their ":00"; "3 pm" reads 15) and, given the
@@ -48,6 +47,7 @@ from typing import Protocol, runtime_checkable
 
 from fitsub.quality.lexicon import Lexicon, unknown_words
 from fitsub.quality.numbers import compound_values, number_words
+from fitsub.quality.polarity import MEANING_REVERSED  # a negation added or lost (`polarity`)
 from fitsub.units import char_length
 
 CUT_WORD = "cut-word"
@@ -64,6 +64,7 @@ FLAG_NAMES: tuple[str, ...] = (
     CUT_WORD,
     CUT_SENTENCE,
     NUMBER_CHANGED,
+    MEANING_REVERSED,
     UNTRANSLATED,
     DROPPED_CONTENT,
     OVER_BUDGET,
@@ -156,9 +157,8 @@ def mangled_of(word: str, reference: str) -> bool:
     Cut: a proper prefix ("trasferi" / "trasferiti"). Letters dropped: same first `MIN_CUT`
     letters and a subsequence ("annoato" / "annoiato"). Stem with a short made-up ending: the
     same first `STEM` letters, at least half the word ("costito", "costiata" / "costruita": the
-    search cut "costru-" and the model closed the stem with an ending of its own). A word as long as its reference or
-    longer is never taken for a mangled one: inflections ("annoiavo" / "annoiato") would be
-    flagged too. The caller only asks about words the model does not know (`cut_words`).
+    search cut "costru-" and the model closed the stem with an ending of its own). A word as long as its reference or longer
+    is never a mangled one (inflections: "annoiavo" / "annoiato"). Only asked of words the model does not know (`cut_words`).
     """
     if len(word) < MIN_CUT or len(word) >= len(reference):
         return False

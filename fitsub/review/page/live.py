@@ -2,7 +2,7 @@
 of each flag.
 
 Severity (`severity`): a flag is an *error* (the translation is wrong or suspect: `cut-word`,
-`number-changed`, `untranslated`, `dropped-content`, `repeated-token`, `unknown-word`,
+`number-changed`, `meaning-reversed`, `untranslated`, `dropped-content`, `repeated-token`, `unknown-word`,
 `low-quality`, and any flag this module does not know), *over budget* (`over-budget`: the
 text is too long, not wrong), or *timing* (`too-short`, `too-small`: the cue's slot, whatever
 its text). A segment's severity is that of its worst flag; the page colours rows by it and
@@ -30,8 +30,8 @@ ERROR, BUDGET, TIMING = "error", "budget", "timing"
 SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING)  # worst first
 _NOT_ERRORS = {OVER_BUDGET: BUDGET, "too-short": TIMING, "too-small": TIMING}
 LEGEND = {
-    ERROR: "errors: a wrong or suspect translation (number, dropped content, untranslated, "
-    "cut or unknown word, low quality score)",
+    ERROR: "errors: a wrong or suspect translation (number, reversed meaning, dropped content, "
+    "untranslated, cut or unknown word, low quality score)",
     BUDGET: "over budget: the text is longer than its budget",
     TIMING: "timing only: the cue is too short on screen or its budget too small, whatever "
     "its text (merge or retime it)",
