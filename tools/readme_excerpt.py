@@ -26,7 +26,8 @@ END = "<!-- end of demo excerpt -->"
 WIDTH = 80
 # `make demo`'s command (the Makefile's `demo` target), one thread
 DEMO = ["translate", "samples/talk.srt", "--lang", "it", "--ratio", "1.0", "--threads", "1"]
-SUMMARY_ROWS = ("flagged segments", "within budget", "mean length / source")
+SUMMARY_ROWS = ("flagged segments", "within budget")
+SEGMENTS = 5  # the table's first segments shown (the README stays a five-minute read)
 
 
 def demo_output(out_dir: Path) -> str:
@@ -42,12 +43,21 @@ def demo_output(out_dir: Path) -> str:
 
 
 def excerpt(output: str) -> str:
-    """The per-segment table as printed (without its title, which names the output path), then
-    the summary's main rows and every flag counted."""
+    """The per-segment table as printed (without its title, which names the output path), its
+    first `SEGMENTS` segments, then the summary's main rows and every flag counted."""
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("┏"))
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("└"))
-    table = lines[start : end + 1]
+    table, shown = lines[start : start + 3], 0
+    for line in lines[start + 3 : end]:
+        shown += line.split("│")[1].strip() != ""  # a segment's first line names its id
+        if shown > SEGMENTS:
+            break
+        table.append(line)
+    table.append(lines[end])
+    left = sum(line.split("│")[1].strip() != "" for line in lines[start + 3 : end]) - SEGMENTS
+    if left > 0:
+        table.append(f"({left} more segments)")
     rows, flags = [], []
     for line in lines[end + 1 :]:
         cells = [c.strip() for c in line.split("│")[1:-1]]

@@ -113,9 +113,7 @@ def cache_dir(model_dir: Path) -> Path:
 def prune_versions() -> list[Path]:
     """Remove the cache's conversions by other ctranslate2 versions; the folders removed."""
     root = cache_root()
-    old = (
-        [d for d in root.iterdir() if d.is_dir() and d.name != _version()] if root.is_dir() else []
-    )
+    old = [d for d in root.iterdir() if d.name != _version()] if root.is_dir() else []
     for folder in old:
         shutil.rmtree(folder, ignore_errors=True)
     return old
