@@ -281,7 +281,7 @@ def flag_segments(
             fitted=r.fitted,
             unconstrained=r.unconstrained,
             budget_chars=r.budget.chars,
-            model_fits=r.model_fits,
+            model_fits=r.model_fits or r.fits,  # a fallback that fits is over no budget
             known=vocab,
             tgt_lang=lang,
         )

@@ -44,11 +44,12 @@ def budget_flags(r: SegmentResult) -> list[str]:
 
 def needs_review(r: SegmentResult) -> bool:
     """Whether a translated segment is flagged: a quality flag, a budget warning (`too-small`,
-    `too-short`: a cue too brief to read is flagged whatever its text), or no hypothesis fit.
+    `too-short`: a cue too brief to read is flagged whatever its text), or its text over its
+    budget (or, dubbing, outside its speaking window).
 
     The one definition of "flagged": the summary, the JSON report and the review page use it.
     """
-    return r.budget is not None and (bool(r.flags) or bool(budget_flags(r)) or not r.model_fits)
+    return r.budget is not None and (bool(r.flags) or bool(budget_flags(r)) or not r.fits)
 
 
 def summarize_results(results: Sequence[SegmentResult]) -> Summary:

@@ -103,7 +103,7 @@ def page_data(
         room = line_room(prot, limits) if limits is not None else None
         quality = getattr(r, "quality", None)
         flags = [[f.name, f.detail] for f in r.flags] + [[name, ""] for name in budget_flags(r)]
-        if not r.model_fits and not any(f[0] == "over-budget" for f in flags):
+        if not r.fits and not any(f[0] == "over-budget" for f in flags):
             flags.append(["over-budget", "no translation fit"])
         rows.append(
             {
