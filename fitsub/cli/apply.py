@@ -14,6 +14,8 @@ from fitsub.cli.options import STRICT_EXIT, Cps, Lines, Quiet
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes
 from fitsub.io import atomic_write_bytes, check_output_path
+from fitsub.quality.dictionary import load_dictionary
+from fitsub.quality.recheck import RECHECKED
 from fitsub.review.apply import Applied, apply_edits
 from fitsub.review.edits import EditSet, match_edits, read_edits
 
@@ -50,7 +52,10 @@ def apply_cmd(
     lines: Lines = None,
     cps: Cps = None,
     strict: bool = typer.Option(
-        False, "--strict", help="Exit 3 when an edited line still breaks a limit.", metavar=""
+        False,
+        "--strict",
+        help="Exit 3 when an edited line still breaks a limit or a word check flags it.",
+        metavar="",
     ),
     quiet: Quiet = False,
 ) -> None:
@@ -58,7 +63,9 @@ def apply_cmd(
 
     Only the edited segments change; each is laid out in its slot (the reviewer's line breaks
     when they fit, else re-flowed) and checked against its budget, the characters per line and
-    the reading speed. What still breaks a limit is listed (written anyway; --strict: exit 3).
+    the reading speed; with --source, also for the flags that need no model (untranslated,
+    number-changed, meaning-reversed). What still breaks a limit or is flagged is listed (written
+    anyway; --strict: exit 3).
 
     Example: fitsub apply talk.it.edits.json talk.it.srt --source talk.srt
     """
@@ -83,11 +90,21 @@ def apply_cmd(
         if not quiet:
             say(f"no line to change: {printable(translated)} already holds every edit")
         return
-    applied = apply_edits(doc, changed, limits if doc.timed else None, lang=chosen)
+    dictionary = load_dictionary(chosen) if src_doc is not None else None
+    applied = apply_edits(
+        doc,
+        changed,
+        limits if doc.timed else None,
+        lang=chosen,
+        source=src_doc,
+        dictionary=dictionary,
+    )
     data, encoding = document_bytes(applied.document, out)
     atomic_write_bytes(out, data)
     _report(applied, out, encoding, len(edits.edits), quiet)
-    if strict and applied.broken:
+    if src_doc is None and not quiet:
+        say(f"word checks ({', '.join(RECHECKED)}) need --source: not run")
+    if strict and (applied.broken or applied.flagged):
         raise typer.Exit(STRICT_EXIT)
 
 
@@ -143,6 +160,9 @@ def _report(applied: Applied, out: Path, encoding: str, given: int, quiet: bool)
         say(
             f"segment {printable(c.id or c.index + 1)}: still breaks a limit: {'; '.join(c.problems)}"
         )
+    for c in applied.flagged:
+        flags = "; ".join(f"{f.name}: {f.detail}" for f in c.flags)
+        say(f"segment {printable(c.id or c.index + 1)}: flagged: {flags}")
     if not quiet:
         ok = n - len(applied.broken)
         say(f"{ok} of {n} edited line(s) within every limit")

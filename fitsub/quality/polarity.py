@@ -38,6 +38,7 @@ _TOKEN = {
     # Romance elision split off: "n'avez" -> "n'", "avez"; German as English
     "romance": re.compile(r"[^\W\d_]+['’]?|[.!?…;:,¿¡]"),
 }
+_ADDRESS = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)
 _NUMBER_NO = re.compile(r"\b(?:no|n°)\.?\s*(?=\d)", re.IGNORECASE)
 _STOP = frozenset(".!?…;:,¿¡")
 _ONLY = frozenset("only just merely solely simply but".split())
@@ -113,8 +114,9 @@ class Polarity:
 
 def tokens(text: str, lang: str) -> list[str]:
     """Lower-cased words and clause punctuation; French and Italian elisions split off, English
-    clitics other than "n't" dropped ("nobody's" -> "nobody"); "No. 1" is no negation."""
-    text = _NUMBER_NO.sub(" ", text)
+    clitics other than "n't" dropped ("nobody's" -> "nobody"); "No. 1" is no negation, nor a
+    word of a web or e-mail address ("…/has-no-space")."""
+    text = _NUMBER_NO.sub(" ", _ADDRESS.sub(" ", text))
     pattern = _TOKEN["romance"] if lang in ("fr", "it") else _TOKEN["en"]
     toks = [t.lower().replace("’", "'") for t in pattern.findall(text)]
     if lang == "en":

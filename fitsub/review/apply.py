@@ -10,7 +10,8 @@ visible markup on it), else the text is re-flowed into the slot as `translate` l
 
 Every edited line is checked again: characters against its budget, the longest line against
 the room, the number of lines, and the reading speed (characters with the visible markup, per
-second on screen) against the CPS limit.
+second on screen) against the CPS limit; and, given the source, for the flags that need no
+model (`fitsub.quality.recheck`: `untranslated`, `number-changed`, `meaning-reversed`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from fitsub.errors import InputError
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.markup import protect
 from fitsub.pipeline.plan import line_room
+from fitsub.quality.dictionary import Dictionary
+from fitsub.quality.flags import Flag
+from fitsub.quality.recheck import text_flags
 from fitsub.reflow import reflow
 from fitsub.review.edits import Edit, edit_chars, flat
 from fitsub.units import char_length
@@ -44,6 +48,7 @@ class Checked:
     cps: float | None  # reading speed of the edited cue (None: untimed)
     reflowed: bool = False  # the reviewer's line breaks did not fit and were replaced
     problems: tuple[str, ...] = field(default_factory=tuple)
+    flags: tuple[Flag, ...] = ()  # the word checks of the new text (`fitsub.quality.recheck`)
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,11 @@ class Applied:
     def broken(self) -> list[Checked]:
         """The edited segments that still break a limit."""
         return [c for c in self.checked if c.problems]
+
+    @property
+    def flagged(self) -> list[Checked]:
+        """The edited segments the word checks flag."""
+        return [c for c in self.checked if c.flags]
 
 
 def _lines(text: str) -> list[str]:
@@ -79,11 +89,18 @@ def _problems(
 
 
 def apply_edits(
-    doc: Document, edits: Sequence[Edit], limits: Limits | None, lang: str = "it"
+    doc: Document,
+    edits: Sequence[Edit],
+    limits: Limits | None,
+    lang: str = "it",
+    source: Document | None = None,
+    dictionary: Dictionary | None = None,
 ) -> Applied:
     """`doc` with each edit's text in its segment (markup kept, lines laid out) and the checks.
 
-    `limits` None: no line or speed check (slides have none either). The edits must come from
+    `limits` None: no line or speed check (slides have none either). With the `source`
+    document, each new text's word checks too (`fitsub.quality.recheck.text_flags`; English
+    left with the target's `dictionary`). The edits must come from
     `fitsub.review.edits.match_edits` (indexes in range, one per segment).
     """
     texts = list(doc.texts)
@@ -131,6 +148,10 @@ def apply_edits(
             if limits.reading_speed and cps > limits.cps:
                 problems.append(f"{cps:.1f} characters per second, at most {limits.cps:g}")
         texts[edit.index] = new
+        flags: list[Flag] = []
+        if source is not None:
+            src = protect(source.segments[edit.index].text, source.markup).plain
+            flags = text_flags(src, flat(edit.text), lang, dictionary)
         checked.append(
             Checked(
                 index=edit.index,
@@ -144,6 +165,7 @@ def apply_edits(
                 cps=cps,
                 reflowed=reflowed,
                 problems=tuple(problems),
+                flags=tuple(flags),
             )
         )
     return Applied(doc.with_texts(texts), tuple(checked))

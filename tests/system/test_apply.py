@@ -77,6 +77,40 @@ def test_apply_reports_an_edited_line_that_still_breaks_a_limit(
     assert run(["apply", str(edits), str(out), "--strict", "-q"]) == 3  # written, exit 3
 
 
+def test_apply_rechecks_the_word_flags_of_every_edited_line_and_strict_fails_on_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = translate_with_review(tmp_path)
+    source = str(tmp_path / "talk.srt")
+    edits = write_edits(
+        tmp_path,
+        {
+            1: "Yes, go home now and this is it.",  # English left as it was
+            2: "Straordinario 5.",  # a number the source lacks
+            5: "Non andiamo a casa adesso.",  # "We go home now.": a negation added
+        },
+    )
+    copy = str(tmp_path / "copy.srt")
+    capsys.readouterr()
+    assert run(["apply", str(edits), str(out), "--source", source, "-o", copy]) == 0
+    err = capsys.readouterr().err
+    assert "segment 2: flagged: untranslated: 100 % copied" in err
+    assert "segment 3: flagged: number-changed: added 5" in err
+    assert "segment 6: flagged: meaning-reversed: non" in err
+    assert "need --source" not in err
+    argv = ["apply", str(edits), str(out), "--source", source, "-o", copy, "--strict", "-q"]
+    assert run(argv) == 3  # written, and exit 3: the lines are flagged although they fit
+    capsys.readouterr()
+    assert run(["apply", str(edits), str(out), "-o", copy, "--strict"]) == 0  # no word check
+    assert "word checks (number-changed, meaning-reversed, untranslated) need --source" in (
+        capsys.readouterr().err
+    )
+    fixed = write_edits(tmp_path, {5: "Andiamo a casa adesso."}, name="fixed.json")
+    capsys.readouterr()
+    assert run(["apply", str(fixed), str(out), "--source", source, "--strict"]) == 0
+    assert "flagged" not in capsys.readouterr().err
+
+
 def test_the_review_tsv_is_an_edits_file(tmp_path: Path) -> None:
     out = translate_with_review(tmp_path, review="review.tsv")
     before = cues(out.read_bytes())

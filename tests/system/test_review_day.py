@@ -183,7 +183,7 @@ def test_rows_are_coloured_by_severity_and_the_header_counts_each(
     assert counted == [7, 3, 4]
 
 
-def test_flags_follow_an_edit_and_the_score_waits_for_apply(
+def test_flags_follow_an_edit_and_the_score_says_it_is_not_rechecked(
     tmp_path: Path, talk: Path, browser: Any
 ) -> None:
     page = tmp_path / "review.html"
@@ -196,7 +196,8 @@ def test_flags_follow_an_edit_and_the_score_waits_for_apply(
     box.send_keys(" 10.")  # the number the fitting dropped, typed back
     classes, flags = row_state(browser, 3)
     assert flags == [] and "edited" in classes and "sev-error" not in classes  # no stale flag
-    assert "rechecked by apply" in browser.find_element("css selector", "#seg-3 .score").text
+    score = browser.find_element("css selector", "#seg-3 .score").text
+    assert "not rechecked: the score needs the model" in score  # apply cannot score it again
     box.send_keys(" 11")  # a number the source does not have, and now 33 characters of 30
     assert row_state(browser, 3)[1] == ["number-changed", "over-budget"]
     detail = browser.find_element("css selector", "#seg-3 .flags .detail").text

@@ -68,6 +68,7 @@ AGREE = [
     ("Better than ever.", "Mejor que nunca.", "es"),
     ("It's good, isn't it?", "Es ist gut, nicht wahr?", "de"),
     ("He is No. 1 in the world.", "Er ist die Nummer 1 der Welt.", "de"),
+    ("See https://example.org/has-no-space", "Vedi", "it"),  # a web address holds no negation
     ("It is unclear.", "Es ist nicht klar.", "de"),  # "un-" carries the negation
     # a copied line (`--model identity`) is the untranslated flag's business
     ("I don't know.", "I don't know.", "it"),

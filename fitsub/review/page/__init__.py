@@ -13,7 +13,8 @@ an export button that saves the edits as JSON (`fitsub.review.edits`) named afte
 file back (same fingerprint only) to go on with a half-done review. Rows are coloured by their
 worst flag's severity (`fitsub.review.page.live`: error, over budget, timing only), and the
 flags the page can recount (lengths, numbers and names copied from the source) follow an edit
-as it is typed; the others are marked "edited — rechecked by apply".
+as it is typed; those `fitsub apply --source` rechecks (`untranslated`, `meaning-reversed`) are
+marked "edited — rechecked by apply", the others (the score, the model's flags) "not rechecked".
 
 Safety: the data goes into a ``<script type="application/json">`` block with every ``<``, ``>``
 and ``&`` written as a JSON escape, and the page's script (`review.js`, static) builds the table

@@ -13,9 +13,11 @@ on the edited text and facts fixed by the source, exactly as `fitsub.quality.fla
 them: `number-changed` (the source's numbers, read here once, against the numbers of the text,
 read by the page's port of `numbers` with the target language's number words of
 `fitsub.quality.numbers.reader_tables`) and the number-and-name part of `dropped-content` (the source
-numbers and names the unconstrained translation kept). The other flags need the model (the
-quality score, `unknown-word`'s lexicon, `cut-word`'s vocabulary, the word links): the page
-marks them "edited — rechecked by apply".
+numbers and names the unconstrained translation kept). `untranslated` and `meaning-reversed`
+are rechecked by `fitsub apply --source` (`fitsub.quality.recheck`, the names in `page_checks`):
+the page marks them "edited — rechecked by apply (with --source)". The others need the model
+(the quality score, `unknown-word`'s lexicon, `cut-word`'s vocabulary, the word links) and are
+marked "edited — not rechecked".
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from fitsub.quality.flags import OVER_BUDGET, names_of, numbers, words
 from fitsub.quality.numbers import reader_tables
+from fitsub.quality.recheck import RECHECKED
 
 ERROR, BUDGET, TIMING = "error", "budget", "timing"
 SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING)  # worst first
@@ -73,8 +76,10 @@ def row_checks(source: str, unconstrained: str | None, lang: str | None) -> dict
 
 
 def page_checks(lang: str | None) -> dict[str, Any]:
-    """What the page's checks share: the severities, the legend and the number-word reader."""
+    """What the page's checks share: the severities, the legend, the number-word reader and
+    the flags `fitsub apply` rechecks."""
     return {
+        "rechecked": list(RECHECKED),
         "severity": dict(_NOT_ERRORS),
         "legend": LEGEND,
         "numwords": None if lang is None else reader_tables(lang),

@@ -10,6 +10,12 @@
   var LOW = meta.low_score; // scores under it are shown in red
   var NUMWORDS = fitsubChecks.reader(meta.checks.numwords);
   var RECOUNTED = { "number-changed": 1, "over-budget": 1 }; // the page recounts these itself
+  var REAPPLIED = {}; // and `fitsub apply --source` these (fitsub.quality.recheck); not the others
+  (meta.checks.rechecked || []).forEach(function (name) { REAPPLIED[name] = 1; });
+  var NOT_RECHECKED = "edited \u2014 not rechecked: it needs the model; read the line again";
+  function pendingNote(name) {
+    return REAPPLIED[name] ? "edited \u2014 rechecked by apply (with --source)" : NOT_RECHECKED;
+  }
   var SEV_NAME = { error: "error", budget: "over budget", timing: "timing only" };
   var storeKey = "fitsub-review:" + meta.fingerprint.structure + ":" + (meta.fingerprint.source || "") + ":" + meta.edits_name;
   var state = rows.map(function (r) {
@@ -80,7 +86,7 @@
   }
   // The flags of a row now: as translated while its text is the fitted one; after an edit, the
   // flags the page recounts (numbers, names, the budget), the timing ones as they were, and
-  // the rest marked "pending": edited, rechecked by apply.
+  // the rest marked "pending": rechecked by apply (REAPPLIED) or not rechecked (the model's).
   function currentFlags(r, text, c, edited) {
     if (!edited) return r.flags;
     var out = fitsubChecks.liveFlags(r, text, NUMWORDS);
@@ -102,9 +108,9 @@
       var pending = fg[2] === "pending";
       var chip = el("span", "flag " + severity(fg[0]) + (pending ? " pending" : ""), fg[0]);
       chip.setAttribute("data-flag", fg[0]);
-      chip.title = pending ? "edited \u2014 rechecked by apply" + (fg[1] ? " (was: " + fg[1] + ")" : "") : fg[1] || "";
+      chip.title = pending ? pendingNote(fg[0]) + (fg[1] ? " (was: " + fg[1] + ")" : "") : fg[1] || "";
       st.flagCell.appendChild(chip);
-      var detail = pending ? "edited \u2014 rechecked by apply" : fg[1];
+      var detail = pending ? pendingNote(fg[0]) : fg[1];
       if (detail) st.flagCell.appendChild(el("div", "muted detail", detail));
     });
     if (r.q === null) return;
@@ -112,7 +118,7 @@
     var v = el("div", r.q < LOW ? "low" : "", r.q.toFixed(2));
     if (st.edited) v.classList.add("stale");
     st.score.appendChild(v);
-    if (st.edited) st.score.appendChild(el("div", "muted small", "edited \u2014 rechecked by apply"));
+    if (st.edited) st.score.appendChild(el("div", "muted small", "edited \u2014 not rechecked: the score needs the model"));
   }
   function update(i) {
     var r = rows[i], st = state[i], c = check(r, st.text);
@@ -396,7 +402,8 @@
     });
     var ed = el("span", "sev edited", "0 edited");
     ed.id = "edit-count";
-    ed.title = "edited rows: their numbers, names and lengths rechecked as you type; the rest by fitsub apply";
+    ed.title = "edited rows: their numbers, names and lengths rechecked as you type; fitsub apply --source also rechecks " +
+      (meta.checks.rechecked || []).join(", ") + "; the score and the other flags need the model and are not rechecked";
     legend.appendChild(ed);
     bar.appendChild(legend);
     var only = el("label");
