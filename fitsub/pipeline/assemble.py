@@ -19,6 +19,7 @@ from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.markup import Protected
 from fitsub.markup.project import project
+from fitsub.pipeline.names import file_names
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.typeset import typeset
@@ -268,6 +269,7 @@ def flag_segments(
     lost_words = _lost_in_sentences(results, links) if links is not None else {}
     cut = _cut_sentences(results, lang)
     reversed_ = _reversed_sentences(results, lang)
+    names = sorted(file_names([r.source for r in results if r.budget is not None]))
     for r in results:
         if r.unconstrained is not None:
             vocab.update(words(r.unconstrained))
@@ -294,9 +296,11 @@ def flag_segments(
             flags = _merged(flags, CUT_SENTENCE, f"ends on {cut[r.index]!r}")
         if r.index in reversed_:
             flags = _merged(flags, MEANING_REVERSED, reversed_[r.index])
-        english = _english(r, lexicon, terms)
+        english = _english(r, lexicon, [*terms, *names])  # the file's names are no English
         if english:
             flags = _merged(flags, UNTRANSLATED, "English left: " + ", ".join(english))
+        elif lexicon is not None and isinstance(lexicon.dictionary, Dictionary):
+            flags = [f for f in flags if f.name != UNTRANSLATED]  # copied: names, target words
         if lexicon is not None:
             own = [r.source] if r.group < 0 else sources[r.group]
             unknown = unknown_word_flag(r.fitted, own, lexicon, terms)

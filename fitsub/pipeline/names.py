@@ -23,13 +23,17 @@ the per-file glossary entry, and every other rendering of it in the file is repl
   by the entry; words are letters only (`_WORD`).
 
 Pure functions over texts; the pipeline applies them cue by cue within each cue's budget
-(`fitsub.pipeline.typeset.typeset`).
+(`fitsub.pipeline.typeset.typeset`). `file_names` gives the flags the file's names (recurring,
+said to someone, alone with "!" / "?"): kept as they are, they are no English left
+(`fitsub.pipeline.assemble.flag_segments`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
+
+from fitsub.quality.dictionary import title_case
 
 STEM = 4  # letters a rendering shares with its name (as `fitsub.quality.score`'s names)
 _WORD = re.compile(r"[^\W\d_]+")
@@ -52,6 +56,28 @@ def recurring_names(sources: Sequence[str], exempt: Collection[str] = ()) -> lis
             if k > 0:
                 inside.add(w)
     return [w for w, n in cues.items() if n >= 2 and w in inside and w.lower() not in exempt]
+
+
+_SAID_TO = re.compile(  # a word alone with "!" / "?", or said to someone at a sentence's end
+    r"^\W*([^\W\d_]+)\s*[!?]+\W*$|,\s*([^\W\d_]+)\s*[.!?…]+\W*$"
+)
+
+
+def file_names(sources: Sequence[str]) -> set[str]:
+    """The names of a file's cue sources, lower-cased, for the flags: its recurring names, and
+    a capitalised word alone with "!" or "?" ("Scales!") or said to someone ("Come here,
+    Scales."), never written in lower case in the file. Title-Case lines (slide headings) give
+    none: their capitals name nothing."""
+    texts = [s for s in sources if not title_case(s)]
+    lower = {w for s in sources for w in _WORD.findall(s) if w.islower()}
+    found = {n.lower() for n in recurring_names(texts)}
+    for s in texts:
+        for line in s.splitlines():
+            m = _SAID_TO.search(line)
+            word = m and (m.group(1) or m.group(2))
+            if word and word[0].isupper() and len(word) >= 3 and word.lower() not in lower:
+                found.add(word.lower())
+    return found
 
 
 def renderings(name: str, translation: str) -> list[str]:

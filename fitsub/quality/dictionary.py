@@ -262,6 +262,14 @@ def with_dictionary(lexicon: Lexicon, lang: str | None = None) -> Lexicon:
     return dataclasses.replace(lexicon, dictionary=dictionary)
 
 
+def title_case(text: str) -> bool:
+    """Whether `text` is written in Title Case (a slide heading: "The Library Of Bees"): two
+    words of 4+ letters or more, every one capitalised, and no sentence's closing mark."""
+    long = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) >= 4]
+    closed = text.rstrip().endswith((".", "!", "?", "…"))
+    return len(long) >= 2 and all(w[0].isupper() for w in long) and not closed
+
+
 def english_left(
     source: str, output: str, dictionary: Dictionary, terms: Collection[str] = ()
 ) -> list[str]:
@@ -277,4 +285,6 @@ def english_left(
     capitalised = [w.lower() for w in found if w[:1].isupper() and w.lower() not in shouted]
     rare = [w for w in capitalised if dictionary.english.get(w, 0.0) < NAME_ZIPF]
     names = [w for w in names_of(source) if w not in shouted and w not in HONORIFICS]
+    if title_case(source) and not rare:  # "The Library Of Bees": its capitals name nothing
+        names = []
     return english_words(output, dictionary, exempt=terms, known=[*names, *rare, *INTERJECTIONS])

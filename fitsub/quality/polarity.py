@@ -76,20 +76,22 @@ LEXICAL: dict[str, tuple[str, ...]] = {
     "en": tuple(
         "fail forget forgets forgetting forgot forgotten lack refus deny denie unable impossibl "
         "unless without hardly barely scarcely rarely seldom except insuffic incapab inabil "
-        "invisib incorrect incomplet inaccura inadequa indistinguish dislik disagree disapprov".split()
+        "invisib incorrect incomplet inaccura inadequa indistinguish dislik disagree disapprov "
+        "instead".split()
     ),
     "it": tuple(
         "fallit fallir fallisc falliment fallì dimentic manc rifiut negare negato incapac "
         "impossib senza. malapena raramente insufficien inadeguat invisibil incomplet "
-        "inaffidabil eccetto tranne salvo".split()
+        "inaffidabil eccetto tranne salvo invece anziché".split()
     ),
     "de": tuple(
         "scheiter gescheitert versag vergess vergaß vergiss vergisst fehlen fehlt gefehlt "
-        "mangel weiger verweiger ablehn leugn unfähig ohne. kaum selten außer".split()
+        "mangel weiger verweiger ablehn leugn unfähig ohne. kaum selten außer statt. anstatt. "
+        "stattdessen.".split()
     ),
     "fr": tuple(
         "échou échec oubli manqu refus nier incapab impossib sans. rarement peine insuffis "
-        "inadéqua invisib incomplet sauf excepté".split()
+        "inadéqua invisib incomplet sauf excepté plutôt".split()
     ),
     "es": tuple(
         "fracas fallar falló fallado fallé olvid falt carec rechaz negar incapa imposib sin. "

@@ -5,9 +5,10 @@ read only the source and the line are recomputed exactly as `fitsub translate` c
 (`fitsub.quality.flags.segment_flags`, `fitsub.pipeline.assemble.flag_segments`):
 
 * `untranslated`: the line copies the source, or keeps English words (wordfreq's lists,
-  `fitsub.quality.dictionary.english_left`; names of the source exempt). A line of one or two
-  words kept as it is (a name: "Scales?") is the reviewer's choice, as the unconstrained
-  translation's keeping it is at translation time;
+  `fitsub.quality.dictionary.english_left`; names of the source and of the file exempt, and
+  with the lists a copy without an English word left is none). A line of one or two words kept
+  as it is (a name: "Scales?") is the reviewer's choice, as the unconstrained translation's
+  keeping it is at translation time;
 * `number-changed`: the numbers differ from the source's (digits, times, number words);
 * `meaning-reversed`: a negation added or lost (`fitsub.quality.polarity`).
 
@@ -16,6 +17,8 @@ model, its lexicon or the unconstrained translation, and are not recomputed.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from fitsub.quality.dictionary import Dictionary, english_left
 from fitsub.quality.flags import (
@@ -34,10 +37,15 @@ RECHECKED: tuple[str, ...] = (NUMBER_CHANGED, MEANING_REVERSED, UNTRANSLATED)
 
 
 def text_flags(
-    source: str, text: str, lang: str | None, dictionary: Dictionary | None = None
+    source: str,
+    text: str,
+    lang: str | None,
+    dictionary: Dictionary | None = None,
+    names: Collection[str] = (),
 ) -> list[Flag]:
     """The `RECHECKED` flags of `text`, a translation of English `source` into `lang`, in
-    `fitsub.quality.flags.FLAG_NAMES` order (English left only with a `dictionary`)."""
+    `fitsub.quality.flags.FLAG_NAMES` order (English left only with a `dictionary`; `names`:
+    the file's names, lower case, `fitsub.pipeline.names.file_names`)."""
     flags = []
     lost, added = number_changes(source, text, "en" if lang else None, lang)
     if lost or added:
@@ -50,9 +58,9 @@ def text_flags(
         flags.append(Flag(MEANING_REVERSED, reversed_))
     notes = []
     kept = text if len(words(source)) <= SHORT_LINE else None  # a name kept: the reviewer's
-    if is_untranslated(source, text, kept):
+    english = english_left(source, text, dictionary, names) if dictionary is not None else []
+    if is_untranslated(source, text, kept) and (dictionary is None or english):
         notes.append(f"{100 * copied_share(source, text):.0f} % copied")
-    english = english_left(source, text, dictionary) if dictionary is not None else []
     if english:
         notes.append("English left: " + ", ".join(english))
     if notes:

@@ -24,6 +24,7 @@ from fitsub.document import Document
 from fitsub.errors import InputError
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.markup import protect
+from fitsub.pipeline.names import file_names
 from fitsub.pipeline.plan import line_room
 from fitsub.quality.dictionary import Dictionary
 from fitsub.quality.flags import Flag
@@ -105,6 +106,10 @@ def apply_edits(
     """
     texts = list(doc.texts)
     checked = []
+    plain = (
+        [] if source is None else [protect(s.text, source.markup).plain for s in source.segments]
+    )
+    names = file_names(plain)
     for edit in sorted(edits, key=lambda e: e.index):
         seg = doc.segments[edit.index]
         where = f"segment {edit.id or edit.index + 1}"
@@ -150,8 +155,9 @@ def apply_edits(
         texts[edit.index] = new
         flags: list[Flag] = []
         if source is not None:
-            src = protect(source.segments[edit.index].text, source.markup).plain
-            flags = text_flags(src, flat(edit.text), lang, dictionary)
+            flags = text_flags(
+                plain[edit.index], flat(edit.text), lang, dictionary=dictionary, names=names
+            )
         checked.append(
             Checked(
                 index=edit.index,

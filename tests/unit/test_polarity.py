@@ -70,6 +70,7 @@ AGREE = [
     ("He is No. 1 in the world.", "Er ist die Nummer 1 der Welt.", "de"),
     ("See https://example.org/has-no-space", "Vedi", "it"),  # a web address holds no negation
     ("It is unclear.", "Es ist nicht klar.", "de"),  # "un-" carries the negation
+    ("Plant flowers, not lawns.", "Blumen pflanzen statt Rasen.", "de"),  # "instead of"
     # a copied line (`--model identity`) is the untranslated flag's business
     ("I don't know.", "I don't know.", "it"),
 ]

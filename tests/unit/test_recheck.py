@@ -41,3 +41,12 @@ def test_the_checks_agree_with_translate_on_the_same_line() -> None:
     assert at_translate == [
         f for f in text_flags(source, text, "it") if f.name != "meaning-reversed"
     ]
+
+
+def test_the_files_names_are_no_english_left() -> None:
+    from fitsub.quality.dictionary import load_dictionary
+
+    it = load_dictionary("it")
+    flags = text_flags("Scales is late.", "Scales è in ritardo.", "it", it)
+    assert [(f.name, f.detail) for f in flags] == [("untranslated", "English left: scales")]
+    assert text_flags("Scales is late.", "Scales è in ritardo.", "it", it, names={"scales"}) == []
