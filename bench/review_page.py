@@ -6,7 +6,8 @@
    retype, counted key by key), Export and Copy (the `fitsub apply` command the page shows),
    then `fitsub apply` on the download. Prints the keys (`keys`: a chord such as Alt+↓ counts
    one; `presses`: every key pressed, Alt+↓ two) and clicks spent and how many edited lines end
-   within every limit.
+   within every limit. Then the same walk choosing instead of typing where the page offers an
+   alternative a subtitler would take as the fix (`ACCEPT`): Esc, then its key.
 2. Tiles the 60 translated cues into a `--cues` (2,000) cue document, writes its page, and
    measures the file size, the load time in headless Chromium (navigation to table built,
    median of 3) and the cost of one keystroke and of one filter change on that page.
@@ -48,6 +49,21 @@ FIXES = {
     "This palace was built in 1652.": "Palazzo costruito nel 1652.",
     "The garden was designed in 1701": "Giardino progettato nel 1701",
     "by a French architect.": "da un francese.",
+}
+# Other renderings of those lines a subtitler would take as the fix: when the page offers one
+# of them (or the fix itself) among a row's alternatives, the choosing walk picks it (Esc, then
+# its key: two keys) instead of retyping the line.
+ACCEPT = {
+    "[applause]": {"applausi", "applauso", "Applausi", "Applauso"},
+    "This palace was built in 1652.": {
+        "Costruito nel 1652.",
+        "Il palazzo è del 1652.",
+        "Questo palazzo è del 1652.",
+        "Palazzo del 1652.",
+        "Il palazzo fu costruito nel 1652.",
+    },
+    "The garden was designed in 1701": {"Il giardino è del 1701", "Progettato nel 1701"},
+    "by a French architect.": {"da un architetto francese.", "da un francese."},
 }
 ROW_ID = (
     "var r = document.activeElement.closest && document.activeElement.closest('.row');"
@@ -101,8 +117,21 @@ def translate(
     return doc, translate_document(doc, backend, opts), opts
 
 
-def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[str, Any]:
-    """Walk every line to look at with Alt+↓, type the fixes, export, apply."""
+def offered(row: dict[str, Any], fix: str) -> str | None:
+    """The key of what the page offers for `row` (an alternative, 1-4; the unconstrained
+    translation, 0) that a subtitler would take as `fix` (`ACCEPT`), or None."""
+    good = {" ".join(t.split()) for t in {fix} | ACCEPT.get(row["src"], set())}
+    keys = [(str(k + 1), a["text"]) for k, a in enumerate(row["alts"])]
+    fits = row["unc_alt"] is not None and row["unc_alt"]["fits"]  # over budget: no fix
+    keys += [("0", row["unc_fit"])] if fits else []
+    return next((key for key, text in keys if " ".join(text.split()) in good), None)
+
+
+def review_session(
+    driver: Any, page: Path, downloads: Path, out: Path, choose: bool = False
+) -> dict[str, Any]:
+    """Walk every line to look at with Alt+↓, type the fixes (`choose`: pick an alternative
+    instead where the page offers one that serves: Esc, then its key), export, apply."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
@@ -110,7 +139,8 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
     rows = driver.execute_script(
         "return JSON.parse(document.getElementById('fitsub-data').textContent).rows"
     )
-    keys = presses = clicks = visited = fixed = 0
+    keys = presses = clicks = visited = fixed = chosen = 0
+    offers = 0  # rows visited that offer a fitting alternative
     left: list[str] = []
     while True:
         before = driver.execute_script(
@@ -130,9 +160,18 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
             break
         visited += 1
         row = rows[int(now.split("-")[1])]
+        offers += any(a["kind"] != "unconstrained" for a in row["alts"])
         fix = FIXES.get(row["src"])
         if fix is None:
             left.append(row["src"])
+            continue
+        key = offered(row, fix) if choose else None
+        if key is not None:
+            ActionChains(driver).send_keys(Keys.ESCAPE).send_keys(key).perform()
+            keys += 2
+            presses += 2
+            fixed += 1
+            chosen += 1
             continue
         box = driver.switch_to.active_element
         box.send_keys(Keys.CONTROL, "a")
@@ -157,6 +196,7 @@ def review_session(driver: Any, page: Path, downloads: Path, out: Path) -> dict[
     except SystemExit as exc:
         code = int(exc.code or 0)  # 3: an edited line still breaks a limit
     return {"flagged_rows": sum(1 for r in rows if r["flags"]), "visited": visited, "fixed": fixed,
+            "chosen": chosen, "visited_with_alternatives": offers,
             "left_as_is": left, "keys": keys, "presses": presses, "clicks": clicks, "apply_exit": code}  # fmt: skip
 
 
@@ -213,7 +253,14 @@ def main() -> None:
             driver.save_screenshot(str(args.screenshot))
             print(f"screenshot: {args.screenshot} ({args.screenshot.stat().st_size // 1024} KB)")
         session = review_session(driver_for_clean(driver, downloads), page, downloads, out)
-        print(f"60-cue review: {session}")
+        print(f"60-cue review, typing every fix: {session}")
+        write_document(result.document, out)  # the translation as it was, for the second walk
+        for old in downloads.iterdir():
+            old.unlink()
+        session = review_session(driver_for_clean(driver, downloads), page, downloads, out, True)
+        print(f"60-cue review, choosing where an alternative serves: {session}")
+        if args.cues <= 0:
+            return
         big_doc, big_results = tile(doc, result, args.cues)
         big = work / "big.html"
         write_review(

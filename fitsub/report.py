@@ -9,7 +9,7 @@ the same columns always, tabs and newlines inside a cell escaped), and JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from rich.text import Text
 from fitsub.budget import Budget, BudgetSummary, fitting_mode
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
+from fitsub.pipeline.alternatives import Alternative
 
 
 def plural(n: int, noun: str) -> str:
@@ -89,8 +90,15 @@ def result_to_dict(r: SegmentResult) -> dict[str, Any]:
         "markup_lost": list(r.markup_lost),
         "markup_moved": list(r.markup_moved),
         "terms_lost": list(r.terms_lost),
+        "alternatives": [a.to_dict() for a in r.alternatives],
         **_speech_fields(r),
     }
+
+
+def alternatives_of(row: Mapping[str, Any]) -> tuple[Alternative, ...]:
+    """The alternatives of one segment of a JSON report (none in a report written before
+    they were kept)."""
+    return tuple(Alternative.from_dict(a) for a in row.get("alternatives") or ())
 
 
 def _speech_fields(r: SegmentResult) -> dict[str, Any]:

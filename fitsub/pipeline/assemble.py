@@ -19,7 +19,7 @@ from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.markup import Protected
 from fitsub.markup.project import project
-from fitsub.pipeline.names import file_names
+from fitsub.pipeline.names import file_names, inconsistent_names
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.typeset import typeset
@@ -196,7 +196,8 @@ def _warnings(
         + ", ".join(repr(t) for t in lost)
         for i, lost in sorted(got.terms_lost.items())
     ]
-    return warnings
+    said = [(r.id or str(r.index + 1), r.source, r.fitted) for r in results if r.translated]
+    return warnings + inconsistent_names(said)  # a name kept here, translated there
 
 
 def assemble(

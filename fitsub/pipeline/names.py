@@ -80,6 +80,23 @@ def file_names(sources: Sequence[str]) -> set[str]:
     return found
 
 
+def inconsistent_names(cues: Sequence[tuple[str, str, str]]) -> list[str]:
+    """One warning per recurring name that the translation keeps (or renders) in some of its
+    cues and writes in no form in others ("Scales" kept, "Échelles" elsewhere: translated
+    there, or lost), naming those cues; `cues`: (id, source, translation) of the translated
+    cues. A file-level note: which rendering is right is the reviewer's call."""
+    out = []
+    for name in recurring_names([s for _, s, _ in cues]):
+        said = [(i, t) for i, s, t in cues if name in _WORD.findall(s)]
+        missing = [i for i, t in said if not renderings(name, t)]
+        if missing and len(missing) < len(said):
+            out.append(
+                f"name {name!r} kept in {len(said) - len(missing)} cue(s), in no form in "
+                f"segment(s) {', '.join(missing)} (translated or dropped there): one name, one rendering"
+            )
+    return out
+
+
 def renderings(name: str, translation: str) -> list[str]:
     """The words of `translation` that render `name` (module docstring), in order."""
     stem = name[:STEM].lower()

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from fitsub.backend import Candidate, Request, TranslationBackend
 from fitsub.budget import SLOT, min_plausible_chars
 from fitsub.dubbing.budget import SpeechBudgeter
+from fitsub.pipeline.alternatives import offer, offer_kept
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts
 from fitsub.pipeline.work import Unit, known_words, make_unit, whole_words, with_lengths
@@ -309,6 +310,7 @@ def settle(
         known = frozenset(fitter.known) | known_words(runner.backend, free)
         fitter = dataclasses.replace(fitter, known=known)
     refit = keep_fitting(units, free, fitter, out, multi)
+    offer_kept(units, free, fitter, out.alternatives)  # those fitted again: offered below
     if not refit:
         return [], fitter
     natural = None
@@ -319,6 +321,7 @@ def settle(
     pending: list[Pending] = []
     for u, k, cands in zip(todo, refit, fitted, strict=True):
         waiting = choose(u=u, fitted=cands, free=free[k], fitter=fitter, out=out, multi=multi)
+        offer(u, (cands, free[k]), fitter, out.alternatives)
         if waiting is not None:
             pending.append(waiting)
     return pending, fitter

@@ -14,6 +14,7 @@ from fitsub.budget import Limits
 from fitsub.lengthpred.policy import Requested
 from fitsub.lengthpred.policy import share as cue_share
 from fitsub.pipeline.across_cues import distribute, resplit
+from fitsub.pipeline.alternatives import Alternative
 from fitsub.pipeline.plan import PlannedSegment, line_room
 from fitsub.pipeline.work import Unit
 from fitsub.reflow import fits_layout, reflow
@@ -46,6 +47,7 @@ class CueTexts:
     terms_lost: dict[int, tuple[str, ...]] = field(default_factory=dict)
     asked: dict[int, dict[int, Requested]] = field(default_factory=dict)
     refitted: dict[int, bool] = field(default_factory=dict)  # translated again under a budget
+    alternatives: dict[int, tuple[Alternative, ...]] = field(default_factory=dict)  # per cue
 
     def accept(
         self,

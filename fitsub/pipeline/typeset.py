@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 
+from fitsub.pipeline.alternatives import typeset_alternatives
 from fitsub.pipeline.names import entries, recurring_names, unify
 from fitsub.pipeline.plan import PlannedSegment
 from fitsub.pipeline.share import CueTexts
@@ -61,6 +62,10 @@ def typeset(
             if _within(planned[i], by_turn, new):
                 got.turns[i] = new
                 break
+        budget = planned[i].budget
+        if i in got.alternatives and budget is not None:
+            alts = typeset_alternatives(got.alternatives[i], src.get(0, ""), budget.chars, lang)
+            got.alternatives[i] = alts
         if i in got.free:
             free = got.free[i]
             same = " ".join(in_order(free)).split() == " ".join(sources.get(i, ())).split()

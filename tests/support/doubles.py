@@ -69,3 +69,27 @@ class ToyBackend:
                 fits = char_length(" ".join(words)) <= req.max_chars
             out.append([Candidate(" ".join(words), score=-float(len(words)), fits=fits)])
         return out
+
+
+class NBestToyBackend(ToyBackend):
+    """`ToyBackend` with an n-best: the toy translation, the same with a doubled space (a
+    duplicate once spaces are normalised), without its last word, with "Ecco," before it and
+    without its first word, scored in that order (best first). Under a hard budget only the
+    candidates that fit are returned, else the shortest, marked as not fitting."""
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        """Up to `n_best` candidates per request (see the class docstring)."""
+        out: list[list[Candidate]] = []
+        for req in requests:
+            self.calls.append(req)
+            words = toy_translate(req.text).split()
+            texts = [" ".join(words), "  ".join(words)]
+            if len(words) > 1:
+                texts += [" ".join(words[:-1]), "Ecco, " + " ".join(words), " ".join(words[1:])]
+            cands = [Candidate(t, score=-float(len(words) + k)) for k, t in enumerate(texts)]
+            if req.max_chars is not None:
+                fitting = [c for c in cands if char_length(c.text) <= req.max_chars]
+                shortest = min(cands, key=lambda c: char_length(c.text))
+                cands = fitting or [Candidate(shortest.text, shortest.score, fits=False)]
+            out.append(cands[:n_best])
+        return out

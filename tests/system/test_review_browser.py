@@ -8,6 +8,7 @@ are skipped, saying which.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -17,7 +18,10 @@ from typing import Any
 import pytest
 from browser_helpers import chromium, loaded
 from cli_helpers import run
+from doubles import NBestToyBackend
 from review_helpers import translate_with_review, use_toy_backend
+
+from fitsub import registry
 
 
 @pytest.fixture
@@ -162,3 +166,55 @@ def test_edits_survive_a_reload_until_exported(tmp_path: Path, browser: Any) -> 
     assert browser.find_element("id", "edit-count").text == "1 edited"
     browser.find_element("css selector", "#seg-5 button.reset").click()
     assert browser.find_element("id", "edit-count").text == "0 edited"
+
+
+def test_an_alternative_chosen_by_key_and_by_click_is_exported_and_applied(
+    tmp_path: Path, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    monkeypatch.setattr(registry, "open_model", lambda *a, **k: NBestToyBackend())
+    out = translate_with_review(tmp_path)
+    loaded(browser, tmp_path / "review.html")
+    box = browser.find_element("css selector", "#seg-5 textarea")  # "We go home now." (cue 6)
+    keys = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#seg-5 button.alt')).map("
+        "b => [b.getAttribute('data-key'), b.getAttribute('data-text')])"
+    )
+    # the text the row holds ("Noi andiamo casa adesso.", the unconstrained, kept) is key 0
+    assert keys == [["1", "Noi andiamo casa"], ["2", "Ecco, Noi andiamo casa adesso."],
+                    ["3", "andiamo casa adesso."]]  # fmt: skip
+    box.click()
+    box.send_keys("3")  # in the text box a digit is typed, not a choice
+    assert box.get_attribute("value").replace("3", "", 1) == "Noi andiamo casa adesso."
+    ActionChains(browser).send_keys(Keys.ESCAPE).send_keys("3").perform()  # Esc, then 3
+    assert box.get_attribute("value") == "andiamo casa adesso."
+    ActionChains(browser).send_keys("0").perform()  # the unconstrained translation
+    assert box.get_attribute("value") == "Noi andiamo casa adesso."
+    assert "edited" not in browser.find_element("id", "seg-5").get_attribute("class")
+    ActionChains(browser).send_keys("3").perform()
+    assert box.get_attribute("value") == "andiamo casa adesso."
+    assert "edited" in browser.find_element("id", "seg-5").get_attribute("class")
+    chosen = browser.find_element("css selector", "#seg-5 button.alt.on")
+    assert chosen.get_attribute("data-key") == "3"
+    assert meter(browser, 5, "chars")[0].startswith("chars 20/")  # counted as any edit
+    browser.find_element("css selector", "#seg-1 button.alt[data-key='1']").click()  # a click
+    first = browser.find_element("css selector", "#seg-1 textarea").get_attribute("value")
+    assert first == "Sì, andiamo casa adesso e questo è"
+    assert browser.find_element("id", "edit-count").text == "2 edited"
+    browser.find_element("id", "export").click()
+    exported = tmp_path / "downloads" / "talk.it.edits.json"
+    for _ in range(100):
+        if exported.exists():
+            break
+        time.sleep(0.05)
+    edits = json.loads(exported.read_text(encoding="utf-8"))["edits"]
+    assert [(e["id"], e["text"]) for e in edits] == [
+        ("2", "Sì, andiamo casa adesso e questo è"),
+        ("6", "andiamo casa adesso."),
+    ]
+    assert run(["apply", str(exported), str(out), "--source", str(tmp_path / "talk.srt")]) == 0
+    cues = out.read_text(encoding="utf-8").split("\n\n")
+    assert cues[5].split("\n")[2] == "andiamo casa adesso."
+    assert cues[1].split("\n")[2] == "<i>Sì, andiamo casa adesso e questo è</i>"

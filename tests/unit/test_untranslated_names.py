@@ -57,3 +57,22 @@ def test_a_name_kept_is_not_english_and_real_english_still_is() -> None:
 def test_a_copied_line_of_names_and_target_words_is_not_untranslated() -> None:
     # samples/film.srt cue 1 and its human German: "Winter" is German too
     assert _untranslated("de", [("Porto Lume, winter 1987", "Porto Lume, Winter 1987")]) == [None]
+
+
+def test_a_name_kept_in_some_cues_and_in_no_form_in_others_is_one_warning() -> None:
+    from fitsub.pipeline.names import inconsistent_names
+
+    cues = [
+        ("1", "Scales is late.", "Scales est en retard."),
+        ("2", "Tell Scales the boat is here.", "Dis à Échelles que le bateau est là."),
+        ("3", "Then we wait for Scales.", "Puis on attend Scales."),
+    ]
+    assert inconsistent_names(cues) == [
+        "name 'Scales' kept in 2 cue(s), in no form in segment(s) 2 (translated or dropped "
+        "there): one name, one rendering"
+    ]
+    renamed = [
+        (i, s, t.replace("Scales", "Scala").replace("Échelles", "Scala")) for i, s, t in cues
+    ]
+    assert inconsistent_names(renamed) == []  # one rendering everywhere: consistent
+    assert inconsistent_names([(i, s, t.replace("Scales", "Échelles")) for i, s, t in cues]) == []

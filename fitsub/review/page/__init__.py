@@ -7,7 +7,9 @@ quality flags plus the budget's `too-small` and `too-short`). The fitted text is
 place; live counters show its characters against the budget, its longest line against the
 line's room and its number of lines, and its reading speed against the CPS limit, red when a
 limit breaks. Filters (flagged only, one flag, score below), keyboard navigation (Alt+↓ /
-Alt+↑ or j / k: next / previous line to look at; Alt+U: use the unconstrained translation) and
+Alt+↑ or j / k: next / previous line to look at; Alt+U: use the unconstrained translation;
+outside a text box 1-4 / 0: take one of the row's alternatives, `fitsub.pipeline.alternatives`,
+or the unconstrained translation, also by a click) and
 an export button that saves the edits as JSON (`fitsub.review.edits`) named after the translated file
 (`talk.it.edits.json`) and shows the `fitsub apply` command to copy; a load button takes such a
 file back (same fingerprint only) to go on with a half-done review. Rows are coloured by their
@@ -39,6 +41,7 @@ from fitsub.budget import Limits
 from fitsub.document import Document
 from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
+from fitsub.pipeline.alternatives import UNCONSTRAINED, Alternative
 from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
 from fitsub.quality.score import load_model
@@ -83,6 +86,46 @@ def _laid_out(
     return "\n".join(reflow(text, room, limits.lines, lang=lang))
 
 
+def _alternative(
+    a: Alternative, prot: Protected, room: int | None, limits: Limits | None, lang: str
+) -> dict[str, Any]:
+    """One alternative as the page offers it: the text laid out as `fitsub apply` writes it,
+    its characters, model score, whether it fits, its flags and its kind."""
+    return {  # the unconstrained one: as `unc_fit` ("use unconstrained")
+        "text": _laid_out(text=a.text, prot=prot, room=room, limits=limits, lang=lang),
+        "n": a.chars,
+        "score": round(a.score, 2),
+        "fits": a.fits,
+        "flags": [[f.name, f.detail] for f in a.flags],
+        "kind": a.kind,
+    }
+
+
+def _offers(
+    r: SegmentResult,
+    *,
+    prot: Protected,
+    room: int | None,
+    limits: Limits | None,
+    lang: str,
+    fit: str,
+    doc: Document,
+) -> dict[str, Any]:
+    """A row's alternatives (`alts`: the fitting ones other than the text it holds, keys 1-4)
+    and the unconstrained translation's length, score and flags (`unc_alt`, key 0)."""
+    held = " ".join(editable_text(fit, doc.markup).split())
+    offered = [
+        _alternative(a, prot=prot, room=room, limits=limits, lang=lang) for a in r.alternatives
+    ]
+    unc = [a for a in offered if a["kind"] == UNCONSTRAINED]
+    return {
+        "alts": [
+            a for a in offered if a["kind"] != UNCONSTRAINED and " ".join(a["text"].split()) != held
+        ],
+        "unc_alt": unc[0] if unc and r.unconstrained is not None else None,
+    }
+
+
 def page_data(
     doc: Document,
     results: Sequence[SegmentResult],
@@ -121,6 +164,7 @@ def page_data(
                     text=r.unconstrained, prot=prot, room=room, limits=limits, lang=lang
                 ),
                 "fit": editable_text(seg.text, doc.markup),
+                **_offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc),
                 "budget": r.budget.chars,
                 "bind": _binding(r),
                 "room": room,

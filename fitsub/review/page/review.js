@@ -20,7 +20,7 @@
   var storeKey = "fitsub-review:" + meta.fingerprint.structure + ":" + (meta.fingerprint.source || "") + ":" + meta.edits_name;
   var state = rows.map(function (r) {
     return { text: r.fit, tr: null, box: null, meter: null, note: null, flagCell: null, score: null,
-      broken: false, edited: false, flags: r.flags, sev: r.sev };
+      broken: false, edited: false, flags: r.flags, sev: r.sev, alts: [] };
   });
   var current = -1;
 
@@ -142,6 +142,7 @@
     st.sev = worst(flags);
     if (JSON.stringify(flags) + edited !== before) showFlags(i);
     st.shownEdited = edited;
+    st.alts.forEach(function (b) { b.classList.toggle("on", flat(b.getAttribute("data-text")) === flat(st.text)); });
     var tr = st.tr;
     tr.classList.toggle("broken", c.broken);
     tr.classList.toggle("edited", edited);
@@ -186,7 +187,9 @@
     tr.appendChild(s);
     var u = el("div", "cell");
     u.appendChild(el("pre", "text unc", r.unc === null ? "\u2013" : r.unc));
-    if (r.unc !== null) u.appendChild(el("div", "muted", chars(r.unc) + " chars"));
+    if (r.unc !== null) u.appendChild(el("div", "muted", chars(r.unc) + " chars" +
+      (r.unc_alt ? " \u00b7 score " + r.unc_alt.score.toFixed(2) : "")));
+    if (r.unc_alt) r.unc_alt.flags.forEach(function (fg) { u.appendChild(altFlag(fg)); });
     tr.appendChild(u);
     var f = el("div", "cell fit");
     var box = el("textarea");
@@ -205,7 +208,7 @@
     if (r.unc !== null) {
       var use = el("button", "use", "use unconstrained");
       use.type = "button";
-      use.title = "replace the fitted text with the unconstrained translation (Alt+U)";
+      use.title = "replace the fitted text with the unconstrained translation (Alt+U; or Esc, then 0)";
       use.addEventListener("click", function () { setText(i, r.unc_fit); box.focus(); });
       acts.appendChild(use);
     }
@@ -215,6 +218,7 @@
     reset.addEventListener("click", function () { setText(i, r.fit); });
     acts.appendChild(reset);
     f.appendChild(acts);
+    if (r.alts.length) f.appendChild(alternatives(r, i));
     tr.appendChild(f);
     var b = el("div", "cell num");
     b.appendChild(el("div", "", r.budget));
@@ -228,6 +232,45 @@
     st.tr = tr; st.box = box; st.meter = meter; st.note = note; st.flagCell = fl; st.score = q;
     st.shownEdited = null; // flags and score drawn by the first update
     return tr;
+  }
+
+  // Alternatives: the other translations that fit (keys 1-4) and the unconstrained one (0, its
+  // own column), picked by a click or, outside a text box (Esc leaves it), by their key: an
+  // edit like any other (shown as edited, exported, applied and rechecked by fitsub apply).
+  function altFlag(fg) { // not a .flag chip: the row's flags are those of its text
+    var chip = el("span", "alt-flag " + severity(fg[0]), fg[0]);
+    chip.title = fg[1] || "";
+    return chip;
+  }
+  function alternatives(r, i) {
+    var list = el("div", "alts");
+    list.setAttribute("aria-label", "alternatives of segment " + (r.id || i + 1));
+    r.alts.forEach(function (a, k) {
+      var key = String(k + 1), b = el("button", "alt");
+      b.type = "button";
+      b.setAttribute("data-key", key);
+      b.setAttribute("data-text", a.text);
+      b.title = "another translation that fits (outside the text box: " + key + "; in it: Esc, then " + key + ")";
+      b.appendChild(el("kbd", "", key));
+      b.appendChild(el("span", "alt-text", a.text.replace(/\n/g, " / ")));
+      b.appendChild(el("span", "muted", a.n + " chars \u00b7 score " + a.score.toFixed(2)));
+      a.flags.forEach(function (fg) { b.appendChild(altFlag(fg)); });
+      b.addEventListener("click", function () { setCurrent(i, false); choose(i, key); });
+      list.appendChild(b);
+      state[i].alts.push(b);
+    });
+    return list;
+  }
+  function choose(i, key) {
+    if (key === "0") {
+      if (rows[i].unc === null) return false;
+      setText(i, rows[i].unc_fit);
+      return true;
+    }
+    var b = state[i].alts.filter(function (x) { return x.getAttribute("data-key") === key; })[0];
+    if (!b) return false;
+    setText(i, b.getAttribute("data-text"));
+    return true;
   }
 
   // Filters: flagged only, one flag, score below.
@@ -279,6 +322,9 @@
       step(key === "ArrowDown" ? 1 : -1, !ev.shiftKey); ev.preventDefault();
     } else if (ev.altKey && (key === "u" || key === "U" || ev.code === "KeyU") && current >= 0 && rows[current].unc !== null) {
       setText(current, rows[current].unc_fit); ev.preventDefault();
+    } else if (!typing && !ev.altKey && !ev.ctrlKey && !ev.metaKey && /^[0-4]$/.test(key) && current >= 0) {
+      buildAll();
+      if (choose(current, key)) ev.preventDefault();
     } else if (!typing && !ev.altKey && !ev.ctrlKey && !ev.metaKey && (key === "j" || key === "k")) {
       step(key === "j" ? 1 : -1, true); ev.preventDefault();
     } else if (key === "Escape" && typing) {
@@ -447,7 +493,7 @@
       li.appendChild(b); counts.appendChild(li);
     });
     h.appendChild(counts);
-    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box");
+    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box, then 1\u20134: pick an alternative, 0: the unconstrained one");
     keys.title = "Alt+\u2193 stops at errors and over-budget rows not yet edited (timing-only rows and rows you fixed are skipped); edits are kept in this browser until exported";
     h.appendChild(keys);
   }
