@@ -19,6 +19,7 @@ from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.markup import Protected
 from fitsub.markup.project import project
+from fitsub.pipeline.alternatives import Alternative
 from fitsub.pipeline.names import file_names, inconsistent_names
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
 from fitsub.pipeline.share import SINGLE, CueTexts
@@ -64,6 +65,7 @@ class SegmentResult:
     quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality.score`); None: none
     window: SpeechWindow | None = None  # dubbing budgets: the cue's speaking window
     syllables: int | None = None  # dubbing budgets: the fitted text's syllables (espeak-ng)
+    alternatives: tuple[Alternative, ...] = ()  # what the reviewer may pick instead (one cue)
 
     @property
     def translated(self) -> bool:
@@ -172,6 +174,7 @@ def _result(i: int, p: PlannedSegment, prot: Protected, got: CueTexts) -> Segmen
         model_fits=got.model_fits[i],
         requested=combine(in_order(asked)) if asked else None,
         refitted=got.refitted.get(i, False),
+        alternatives=() if prot.is_dialogue else got.alternatives.get(i, ()),
     )
 
 
