@@ -119,9 +119,10 @@ def main() -> None:
             if len(systems) > 1:
                 named = [("baseline", base)] + [(m, h) for m, h in systems.items() if h is not base]
                 test = PairedTest(named, {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=1000)
-                _, sigs = test()
-                for res in sigs["BLEU"][1:]:
-                    row[res.system] = {**row[res.system], "p": res.p_value, "ci": res.mean_ci}
+                _, sigs = test()  # one result per system, the baseline first
+                for (name_, _), res in zip(named[1:], sigs["BLEU"][1:], strict=True):
+                    extra = {"p": res.p_value, "mean": float(res.mean), "ci": float(res.ci)}
+                    row[name_] = {**row[name_], **extra}  # type: ignore[dict-item]
             rows.append(row)
             print(json.dumps(row))
     a.out.mkdir(parents=True, exist_ok=True)
