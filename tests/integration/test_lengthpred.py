@@ -383,10 +383,11 @@ def test_missing_extra_says_what_to_install(
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     src = tmp_path / "talk.srt"
     src.write_bytes((SAMPLES / "talk.srt").read_bytes())
-    code = run(["translate", str(src), "--model", str(model_dir), "--length-policy", "predicted"])
+    args = ["translate", str(src), "--model", str(model_dir), "--lang", "it"]
+    code = run([*args, "--length-policy", "predicted", "--length-predictor", str(predictor_dir)])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "pip install fitsub" in err and "transformers" in err
+    assert "pip install 'fitsub[length]'" in err, err
 
 
 def test_oracle_is_refused_in_translate(
