@@ -15,7 +15,21 @@ from fitsub import registry
 from fitsub.backend import TranslationBackend
 from fitsub.budget import limits_for
 from fitsub.cli.console import progress_bar
-from fitsub.cli.options import Beam, Device, LengthPredictor, Threads, check_device, split_list
+from fitsub.cli.limits import settings as config_settings
+from fitsub.cli.models import pick_language
+from fitsub.cli.options import (
+    Beam,
+    Cps,
+    Device,
+    Lang,
+    LengthPredictor,
+    Lines,
+    SpeechRate,
+    Threads,
+    check_device,
+    language_code,
+    split_list,
+)
 from fitsub.errors import InputError
 from fitsub.eval.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, sentencepiece_counter
 from fitsub.eval.report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
@@ -28,9 +42,9 @@ EPILOG = (
     "Examples:\n\n"
     "fitsub eval --model models/en-it --src test.en --ref test.it --bleu --lr"
     " --settings unconstrained,length,hard --ratio 1.0,0.9 --markdown results.md --plot plots/\n\n"
-    "fitsub eval --src test.en --hyp out.it --ref test.it --ratio 0.9 --json scores.json\n\n"
+    "fitsub eval --src test.en --hyp out.it --ref test.it --lang it --ratio 0.9 --json scores.json\n\n"
     "fitsub eval --hyp out.it.srt --ref ref.it.srt --src in.srt --lang it\n\n"
-    "fitsub eval --testset flores=data/flores200-devtest --max-segments 500 --bleu --lr"
+    "fitsub eval --testset flores=data/flores200-devtest --lang it --max-segments 500 --bleu --lr"
 )
 
 
@@ -76,8 +90,15 @@ def _testsets(
     return sets
 
 
-def _check_output(path: Path | None, what: str, inputs: list[Path] | None = None) -> None:
-    check_output_path(path, what, inputs or [], allow_stdout=True)
+def _target(lang: str | None, models: list[Path], src_lang: str, translating: bool) -> str:
+    """`--lang` as `fitsub translate` picks it, or the one language all `--model`s translate into."""
+    if lang is not None or len(models) < 2:
+        return pick_language(lang, models[0] if models else None, src_lang, translating)
+    found = sorted({pick_language(None, m, src_lang) for m in models})
+    if len(found) > 1:
+        into = f"the models translate into {', '.join(found)}"
+        raise InputError(None, f"is required: {into}", setting="lang")
+    return found[0]
 
 
 def _check_outputs(
@@ -88,7 +109,7 @@ def _check_outputs(
     for opt, out in (("--json", json_out), ("--markdown", markdown)):
         if out is not None and str(out) != "-" and out.resolve() in inputs:
             raise InputError(out, f"{opt} would overwrite an input file; choose another path")
-        _check_output(out, opt, sorted(inputs))
+        check_output_path(out, opt, sorted(inputs), allow_stdout=True)
     check_output_path(plot, "--plot", sorted(inputs), directory=True)
 
 
@@ -139,19 +160,13 @@ def eval_cmd(
         "--ratio",
         help="Requested length = ratio × source characters; several: 1.0,0.9 (default 1.0).",
     ),
-    src_lang: str = typer.Option("en", "--src-lang", help="Source language."),
-    lang: str = typer.Option(
-        "it", "--lang", help="Target language (subtitle limits, default model)."
-    ),
+    src_lang: str | None = typer.Option(None, "--src-lang", help="Source language (default: en)."),
+    lang: Lang = None,
     cpl: int | None = typer.Option(
         None, "--cpl", help="Characters per line for subtitle compliance."
     ),
-    lines: int | None = typer.Option(
-        None, "--lines", help="Lines per cue for subtitle compliance."
-    ),
-    cps: float | None = typer.Option(
-        None, "--cps", help="Characters per second for subtitle compliance."
-    ),
+    lines: Lines = None,
+    cps: Cps = None,
     tokenize: str = typer.Option(
         "13a", "--tokenize", help="sacrebleu tokeniser for BLEU (13a, intl, zh, ja-mecab, ...)."
     ),
@@ -182,9 +197,7 @@ def eval_cmd(
     unit: str | None = typer.Option(
         None, "--unit", help="Also compliance in syllables or seconds (espeak-ng; docs/user-guide)."
     ),
-    speech_rate: float | None = typer.Option(
-        None, "--speech-rate", help="Syllables/s of --lang for --unit seconds (default: table)."
-    ),
+    speech_rate: SpeechRate = None,
 ) -> None:
     """Score translations: BLEU (sacrebleu, with signature), BLEU*, chrF, LR, VAR, LC, fit.
 
@@ -192,8 +205,11 @@ def eval_cmd(
     outputs; subtitle outputs (.srt / .vtt) also get CPL, line-count and CPS compliance.
     """
     check_device(device)
-    _check_output(json_out, "--json")
-    _check_output(markdown, "--markdown")
+    config = config_settings()
+    src_lang = language_code(config.get("src_lang", src_lang) or "en")
+    lang = _target(config.get("lang", lang), model or [], src_lang, translating=not hyp)
+    check_output_path(json_out, "--json", [], allow_stdout=True)
+    check_output_path(markdown, "--markdown", [], allow_stdout=True)
     try:
         limits = limits_for(lang, cpl=cpl, lines=lines, cps=cps)
     except ValueError as err:
@@ -208,14 +224,8 @@ def eval_cmd(
         quality=quality, lengths=lengths, tokenize=tokenize, limits=limits, speech=speech
     )
     ratios = _ratios(ratio)
-    sets = _testsets(
-        src=src or [],
-        ref=ref or [],
-        hyp=hyp or [],
-        specs=testset or [],
-        src_lang=src_lang,
-        lang=lang,
-    )
+    src, ref, hyp = src or [], ref or [], hyp or []
+    sets = _testsets(src=src, ref=ref, hyp=hyp, specs=testset or [], src_lang=src_lang, lang=lang)
     _check_outputs(sets, json_out, markdown, plot)
     loaded = [load_testset(t, max_segments) for t in sets]
     if hyp:

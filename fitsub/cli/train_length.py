@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.cli.options import Quiet, check_positive, split_list
+from fitsub.cli.limits import settings
+from fitsub.cli.models import pick_language
+from fitsub.cli.options import Quiet, check_positive, language_code, split_list
 from fitsub.errors import InputError
 
 if TYPE_CHECKING:  # the model code (torch, transformers) is imported when the command runs
@@ -45,8 +47,15 @@ def train_length_cmd(
         "--corpora",
         help="NAME or NAME:N (at most N pairs, sampled); comma-separated or repeated (default: all).",
     ),
-    src_lang: str = typer.Option("en", "--src-lang", help="Source language (without --model)."),
-    lang: str = typer.Option("it", "--lang", help="Target language (without --model)."),
+    src_lang: str | None = typer.Option(
+        None, "--src-lang", help="Source language (without --model; default: en)."
+    ),
+    lang: str | None = typer.Option(
+        None,
+        "--lang",
+        help="Target language, e.g. it, de, fr, es; required unless fitsub.toml names it or "
+        "--model translates into one language only.",
+    ),
     out: Path | None = typer.Option(
         None, "--out", help="Predictor directory (default: MODEL/length-predictor)."
     ),
@@ -77,6 +86,9 @@ def train_length_cmd(
     A frozen English encoder gives sentence features; a small regression head learns the
     target length in the model's length unit. Saved as config.json + head.safetensors.
     """
+    config = settings()
+    src_lang = language_code(config.get("src_lang", src_lang) or "en")
+    lang = pick_language(config.get("lang", lang), model, src_lang)
     import torch
 
     from fitsub.io import check_output_path
@@ -99,6 +111,8 @@ def train_length_cmd(
     check_positive("lr", lr)
     model_dir = resolve_model_dir(model, src_lang, lang)
     src, tgt, unit, per_unit = model_length_info(model_dir)
+    if tgt != lang:  # a multilingual model's predictor serves its config's tgt_lang only
+        raise InputError(model_dir, f"its length predictor serves {src}→{tgt}, not {lang}")
     target = out or default_predictor_dir(model_dir)
     check_output_path(target, "--out", [], directory=True)
     specs = parse_corpora(split_list(corpora))

@@ -92,3 +92,96 @@ def test_fitsub_toml_names_the_language(
     monkeypatch.setenv("FITSUB_CONFIG", str(toml))
     assert run(["translate", str(srt), "--model", "identity", "-q"]) == 0
     assert (srt.parent / "talk.de.srt").is_file()
+
+
+# `fitsub eval` and `fitsub train-length` pick --lang as translate does (pick_language)
+
+
+def _eval_files(folder: Path, lang: str) -> list[str]:
+    for name, text in (
+        ("s.en", "We go home.\n"),
+        (f"h.{lang}", "Casa.\n"),
+        (f"r.{lang}", "A casa.\n"),
+    ):
+        (folder / name).write_text(text, encoding="utf-8")
+    return ["--src", str(folder / "s.en"), "--hyp", str(folder / f"h.{lang}")] + [
+        "--ref", str(folder / f"r.{lang}"), "--json", "-", "-q"
+    ]  # fmt: skip
+
+
+def test_eval_without_lang_is_an_error_listing_the_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _one_line_error(["eval", *_eval_files(tmp_path, "it")], capsys)
+    assert err.startswith("fitsub: error: --lang is required")
+    assert "de, es, fr, it" in err and "Hugging Face" in err
+    (tmp_path / "t.en").write_text("We go home.\n", encoding="utf-8")
+    err = _one_line_error(["eval", "--testset", f"t={tmp_path / 't'}", "--lang", "en"], capsys)
+    assert "--lang en is the source language" in err and "de, es, fr, it" in err
+
+
+def test_eval_scores_into_the_language_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["eval", *_eval_files(tmp_path, "de"), "--lang", "DE"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["metrics"]["n"] == 1
+    # --testset NAME=PREFIX reads PREFIX.<lang>: only t.en and t.de exist
+    for suffix in ("en", "de"):
+        (tmp_path / f"t.{suffix}").write_text("We go home.\n", encoding="utf-8")
+    args = ["eval", "--model", "identity", "--testset", f"t={tmp_path / 't'}", "--json", "-", "-q"]
+    assert run([*args, "--lang", "de", "--settings", "unconstrained"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["testset"] == "t"
+    err = _one_line_error([*args, "--lang", "fr"], capsys)
+    assert "t.fr" in err
+
+
+def test_eval_takes_the_one_language_of_its_models(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ours = [tiny_checkpoint(tmp_path, name) for name in ("a", "b")]  # both en → it
+    models = [arg for m in ours for arg in ("--model", str(m))]
+    assert run(["eval", *models, *_eval_files(tmp_path, "it")]) == 0
+    capsys.readouterr()
+    other = tmp_path / "de-model"
+    other.mkdir()
+    config = {"model": {"src_lang": "en", "tgt_lang": "de"}}
+    (other / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    err = _one_line_error(["eval", *models, "--model", str(other), "--src", "x"], capsys)
+    assert "--lang is required: the models translate into de, it" in err
+
+
+def test_fitsub_toml_names_the_language_of_eval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toml = tmp_path / "fitsub.toml"
+    toml.write_text('[defaults]\nlang = "de"\n', encoding="utf-8")
+    monkeypatch.setenv("FITSUB_CONFIG", str(toml))
+    assert run(["eval", *_eval_files(tmp_path, "de")]) == 0
+
+
+def test_train_length_needs_lang_and_looks_for_that_languages_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FITSUB_MODEL_DIR", str(tmp_path / "no-models"))
+    args = ["train-length", "--data-dir", str(tmp_path)]
+    err = _one_line_error(args, capsys)
+    assert err.startswith("fitsub: error: --lang is required") and "Hugging Face" in err
+    err = _one_line_error([*args, "--lang", "en"], capsys)
+    assert "--lang en is the source language" in err
+    err = _one_line_error([*args, "--lang", "PT"], capsys)  # no shipped en-pt model
+    assert "no en-pt translation model" in err
+
+
+def test_train_length_takes_the_models_language_and_refuses_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "multi"
+    model.mkdir()
+    config = {"model": {"src_lang": "en", "tgt_lang": "it", "tgt_langs": ["it", "de"]}}
+    (model / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    args = ["train-length", "--data-dir", str(tmp_path)]
+    err = _one_line_error([*args, "--model", str(model)], capsys)
+    assert "--lang is required: this model translates into it, de" in err
+    one = tiny_checkpoint(tmp_path / "model")  # en → it
+    err = _one_line_error([*args, "--model", str(one), "--lang", "de"], capsys)
+    assert "its length predictor serves en→it, not de" in err

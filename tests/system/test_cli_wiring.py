@@ -134,7 +134,8 @@ def test_core_setting_errors_show_the_flag(
     src, hyp, ref = (tmp_path / n for n in ("t.en", "t.hyp", "t.it"))
     for path in (src, hyp, ref):
         path.write_text("one line\n", "utf-8")
-    args = ["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", "-"]
+    args = ["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--lang", "it"]
+    args += ["--json", "-"]
     assert run([*args, "--max-segments", "0"]) == 2
     assert (
         capsys.readouterr().err.strip() == "fitsub: error: --max-segments must be at least 1, got 0"

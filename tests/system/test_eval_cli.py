@@ -18,6 +18,7 @@ from fitsub.registry import LoadOptions
 SRC = ["the cat sat on the mat", "hello world", "good morning to you all"]
 HYP = ["il gatto era seduto sul tappeto", "ciao mondo", "buongiorno a tutti"]
 REF = ["il gatto sedeva sul tappeto", "ciao mondo", "buongiorno a tutti"]
+EVAL = ["eval", "--lang", "it"]  # the target language: required, as for translate
 
 
 def run(args: Sequence[str]) -> int:
@@ -57,7 +58,7 @@ def test_hyp_mode_writes_json_and_markdown(
     js, md = tmp_path / "scores.json", tmp_path / "scores.md"
     code = run(
         [
-            "eval",
+            *EVAL,
             "--src",
             str(src),
             "--hyp",
@@ -100,7 +101,7 @@ def test_bleu_only_leaves_length_metrics_out(
     assert (
         run(
             [
-                "eval",
+                *EVAL,
                 "--src",
                 str(src),
                 "--hyp",
@@ -122,9 +123,7 @@ def test_bleu_only_leaves_length_metrics_out(
 
 def test_json_to_stdout(files: tuple[Path, Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     src, hyp, ref = files
-    assert (
-        run(["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", "-"]) == 0
-    )
+    assert run([*EVAL, "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["rows"][0]["metrics"]["n"] == 3
 
@@ -135,7 +134,7 @@ def test_plot_writes_png_files(files: tuple[Path, Path, Path], tmp_path: Path) -
     assert (
         run(
             [
-                "eval",
+                *EVAL,
                 "--src",
                 str(src),
                 "--hyp",
@@ -179,7 +178,7 @@ def test_subtitle_files_get_cpl_lines_and_cps_compliance(tmp_path: Path) -> None
     assert (
         run(
             [
-                "eval",
+                *EVAL,
                 "--hyp",
                 str(hyp),
                 "--ref",
@@ -214,7 +213,7 @@ def test_line_count_mismatch_exits_2_and_writes_nothing(
     write(hyp, HYP[:2])
     js = tmp_path / "s.json"
     assert (
-        run(["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", str(js)])
+        run([*EVAL, "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", str(js)])
         == 2
     )
     err = capsys.readouterr().err
@@ -225,7 +224,7 @@ def test_line_count_mismatch_exits_2_and_writes_nothing(
 
 def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope.it"
-    code = run(["eval", "--hyp", str(missing), "--ref", str(missing)])
+    code = run([*EVAL, "--hyp", str(missing), "--ref", str(missing)])
     assert code == 2
     err = capsys.readouterr().err
     assert f"{missing}: no such file" in err and "Traceback" not in err
@@ -246,12 +245,12 @@ def test_bad_options_exit_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     src, hyp, ref = files
-    assert run(["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), *extra]) == 2
+    assert run([*EVAL, "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), *extra]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_nothing_to_evaluate_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["eval"]) == 2
+    assert run(EVAL) == 2
     assert "nothing to evaluate" in capsys.readouterr().err
 
 
@@ -286,7 +285,7 @@ def test_model_mode_translates_every_setting(
     js = tmp_path / "s.json"
     code = run(
         [
-            "eval",
+            *EVAL,
             "--model",
             str(tmp_path / "m1"),
             "--model",
@@ -330,7 +329,7 @@ def test_report_never_overwrites_an_input(
 ) -> None:
     src, hyp, ref = files
     before = ref.read_bytes()
-    args = ["eval", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", str(ref)]
+    args = [*EVAL, "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", str(ref)]
     assert run(args) == 2
     assert "would overwrite an input file" in capsys.readouterr().err
     assert ref.read_bytes() == before

@@ -82,7 +82,7 @@ def test_eval_compares_a_fitsub_checkpoint_and_a_pretrained_model(
         [
             "eval", "--model", str(ours), "--model", str(marian_dir), "--src", str(src),
             "--ref", str(ref), "--settings", "unconstrained,hard", "--ratio", "0.9",
-            "--json", str(js), *COMMON,
+            "--lang", "it", "--json", str(js), *COMMON,
         ]
     )  # fmt: skip
     assert code == 0
