@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.cli.options import Quiet, check_positive, split_list
+from fitsub.budget import check_positive
+from fitsub.cli.options import Quiet, split_list
 from fitsub.errors import InputError
 
 if TYPE_CHECKING:  # the model code (torch, transformers) is imported when the command runs

@@ -37,12 +37,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fitsub.budget import Limits
+from fitsub.budget import Limits, line_room
 from fitsub.document import Document
 from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.alternatives import UNCONSTRAINED, Alternative
-from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
 from fitsub.quality.score import load_model
 from fitsub.reflow import reflow
