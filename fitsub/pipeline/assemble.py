@@ -24,19 +24,17 @@ from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.typeset import typeset
 from fitsub.quality.dictionary import Dictionary, english_left
-from fitsub.quality.flags import (
+from fitsub.quality.flags import Flag, segment_flags, unknown_word_flag, words
+from fitsub.quality.lexicon import Lexicon, words_of
+from fitsub.quality.links import WordLinks, lost_by_fitting
+from fitsub.quality.polarity import reversed_words, tokens
+from fitsub.quality.registry import (
     CUT_SENTENCE,
     DROPPED_CONTENT,
     FLAG_NAMES,
+    MEANING_REVERSED,
     UNTRANSLATED,
-    Flag,
-    segment_flags,
-    unknown_word_flag,
-    words,
 )
-from fitsub.quality.lexicon import Lexicon, words_of
-from fitsub.quality.links import WordLinks, lost_by_fitting
-from fitsub.quality.polarity import MEANING_REVERSED, reversed_words, tokens
 from fitsub.quality.sentence_end import dangling_end
 from fitsub.reflow import reflow
 from fitsub.units import char_length
