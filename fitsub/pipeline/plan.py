@@ -1,7 +1,8 @@
 """Plan: each segment's plain text and budget, and the sentence groups of a subtitle document.
 
-Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget.budget_for`) and cues that share
-a sentence grouped (`fitsub.pipeline.across_cues.group_cues`); nothing is translated yet.
+Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget.budget_for`) and cues
+that share a sentence grouped (`fitsub.pipeline.across_cues.group_cues`); nothing is translated
+yet.
 """
 
 from __future__ import annotations
