@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fitsub.budget import limits_for
+from fitsub.budget import BUILTIN, LEAST, MOST, Profile, custom_profile, limits_for
 from fitsub.errors import InputError
-from fitsub.profiles import BUILTIN, LEAST, MOST, Profile, custom_profile
 
 if sys.version_info >= (3, 11):
     import tomllib

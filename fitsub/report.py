@@ -20,6 +20,7 @@ from fitsub.budget import Budget, BudgetSummary, fitting_mode
 from fitsub.io import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 from fitsub.pipeline.alternatives import Alternative
+from fitsub.quality.registry import TOO_SHORT, TOO_SMALL
 
 
 def plural(n: int, noun: str) -> str:
@@ -190,8 +191,8 @@ def comparison_rows(results: Sequence[SegmentResult]) -> list[list[str]]:
         limit = [f"{b.mode}:{b.binding}"] + [
             name
             for name, on in (
-                ("too-small", b.too_small),
-                ("too-short", b.too_short),
+                (TOO_SMALL, b.too_small),
+                (TOO_SHORT, b.too_short),
                 ("markup-dropped", bool(r.markup_lost)),
                 ("markup-moved", bool(r.markup_moved)),
                 ("term-lost", bool(r.terms_lost)),

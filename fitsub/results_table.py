@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.pipeline import SegmentResult
-from fitsub.quality.flags import LOW_QUALITY
+from fitsub.quality.registry import LOW_QUALITY
 
 
 def _mark(ok: bool | None) -> Text:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Collection, Iterable
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, Protocol
 
 LengthUnit = Literal["char", "subword"]
 LENGTH_UNITS: tuple[LengthUnit, ...] = ("char", "subword")
@@ -83,6 +84,34 @@ def subword_budget(chars: int, chars_per_subword: float) -> int:
     return math.floor(Fraction(chars) / Fraction(chars_per_subword))
 
 
+class SupportsEncode(Protocol):
+    """Anything that turns text into token ids (fitsub's Tokenizer, a SentencePieceProcessor...)."""
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of `text`."""
+        ...
+
+
+def chars_per_subword(
+    tokenizer: SupportsEncode, texts: Iterable[str], ignore_ids: Collection[int] = ()
+) -> float:
+    """Characters per subword measured on `texts`: Σ char_length / Σ pieces (what
+    `subword_budget` divides a character budget by).
+
+    Measure on target-language text when some is at hand; with a joint vocabulary the segments
+    to translate themselves give a usable estimate. `ignore_ids` are ids not counted as pieces
+    (BOS / EOS / length or language tokens the tokenizer's `encode` adds).
+    """
+    chars = 0
+    pieces = 0
+    for text in texts:
+        chars += char_length(text)
+        pieces += sum(1 for i in tokenizer.encode(text) if i not in ignore_ids)
+    if chars == 0 or pieces == 0:
+        raise ValueError("cannot measure characters per subword: no non-empty text was given")
+    return chars / pieces
+
+
 def chars_to_no_space(chars: int, text: str) -> int:
     """A length in characters (with spaces) rescaled to characters without spaces by `text`'s
     own proportion: round(chars × chars_no_space(text) / char_length(text))."""
@@ -102,104 +131,3 @@ def piece_leading_space(piece: str, mark: str = SPACE_MARK) -> int:
     """1 when the piece starts with the word-boundary mark (the space detokenisation drops at
     the start of a text), else 0."""
     return 1 if piece.startswith(mark) else 0
-
-
-# --- Speaking time: syllables and seconds (dubbing). ---
-
-SpeechUnit = Literal["syllables", "seconds"]
-"""The units of a dubbing budget: syllables counted from espeak-ng's phonemes
-(`fitsub.dubbing.speech`), and the estimated speaking time, syllables ÷ the language's rate."""
-SPEECH_UNITS: tuple[SpeechUnit, ...] = ("syllables", "seconds")
-
-SPEECH_RATES: dict[str, float] = {"en": 6.19, "it": 6.99, "de": 5.97, "fr": 7.18, "es": 7.82}
-"""Syllables per second of read speech, the mean over each language's speakers in Pellegrino,
-Coupé & Marsico 2011, "A cross-language perspective on speech information rate", *Language*
-87(3), table 1 (docs/results/dubbing.md says which figures were checked against the paper)."""
-
-CHARS_PER_SYLLABLE: dict[str, float] = {"en": 3.63, "it": 2.75, "de": 3.40, "fr": 3.66, "es": 2.82}
-"""Characters (`char_length`, spaces and punctuation included) per espeak-ng syllable of each
-language's text, measured on 100 dev sentences (ud-pud lines 1-100; docs/results/dubbing.md):
-the character length a syllable budget asks of a character-controlled model."""
-
-MAX_SPEECH_RATE = 20.0
-"""Above this many syllables per second no one speaks: a rate over it is an input error."""
-
-# The IPA vowel letters espeak-ng writes (`--ipa`); a phoneme holding one is a syllable's
-# nucleus. The glides j, w, ɥ are consonants here; a syllabic consonant carries U+0329.
-IPA_VOWELS = frozenset("aeiouyæɐɑɒɔəɘɚɛɜɝɞɤɨɪɯɵøœɶʉʊʌʏᵻ")
-SYLLABIC_MARK = "\u0329"
-STRESS_MARKS = "ˈˌ"
-_LENGTH_MARKS = "ːˑ"
-HIGH_VOWELS = frozenset("iuyɪʊʏ")
-GLIDING_LANGS = frozenset({"it", "es", "fr"})
-"""Languages whose espeak-ng voices write an unstressed i / u / y next to a vowel as a vowel
-where the language has a glide (Italian *nuovo*, Spanish *ciudad*, French *nuit*)."""
-
-
-def phoneme_is_nucleus(phoneme: str) -> bool:
-    """Whether one espeak-ng IPA phoneme is a syllable's nucleus: it holds a vowel letter (a
-    diphthong such as `aɪ` is one phoneme), the syllabic mark (`n̩`) or a stress mark (stress
-    falls on nuclei; espeak-ng writes `??` for a vowel it has no IPA for)."""
-    return (
-        SYLLABIC_MARK in phoneme
-        or any(ch in IPA_VOWELS for ch in phoneme)
-        or any(ch in STRESS_MARKS for ch in phoneme)
-    )
-
-
-def _is_glide(phonemes: list[str], i: int, nuclei: list[bool]) -> bool:
-    """An unstressed high vowel before a vowel, or after a counted nucleus, is a glide."""
-    token = phonemes[i]
-    if any(ch in STRESS_MARKS for ch in token) or token.strip(_LENGTH_MARKS) not in HIGH_VOWELS:
-        return False
-    after = i + 1 < len(phonemes) and phoneme_is_nucleus(phonemes[i + 1])
-    return after or (i > 0 and nuclei[i - 1])
-
-
-def count_nuclei(phonemes: str, lang: str = "") -> int:
-    """Syllables of one word's espeak-ng IPA output written with one space between phonemes
-    (`espeak-ng -q --ipa --sep=' '`): the phonemes that are nuclei. Length marks are not
-    phonemes; language-switch marks such as `(en)` are skipped. In `GLIDING_LANGS` an unstressed
-    high vowel next to a vowel is a glide (a rising diphthong takes the first: *ciu*-dad)."""
-    tokens = [t for t in phonemes.split() if not (t.startswith("(") and t.endswith(")"))]
-    nuclei: list[bool] = []
-    for i, token in enumerate(tokens):
-        nucleus = phoneme_is_nucleus(token)
-        if nucleus and lang in GLIDING_LANGS and _is_glide(tokens, i, nuclei):
-            nucleus = False
-        nuclei.append(nucleus)
-    return sum(nuclei)
-
-
-def speech_rate_problem(rate: float) -> str | None:
-    """Why a speech rate (syllables per second) cannot be used, or None when it can:
-    it must be above 0 and at most `MAX_SPEECH_RATE`."""
-    if math.isnan(rate) or rate <= 0:
-        return f"speech rate must be above 0 syllables/s, got {rate:g}"
-    if rate > MAX_SPEECH_RATE:
-        return f"speech rate must be at most {MAX_SPEECH_RATE:g} syllables/s, got {rate:g}"
-    return None
-
-
-def seconds_of_syllables(syllables: int, rate: float) -> float:
-    """The estimated speaking time in seconds of `syllables` at `rate` syllables per second."""
-    problem = speech_rate_problem(rate)
-    if problem is not None:
-        raise ValueError(problem)
-    return syllables / rate
-
-
-def syllables_in_seconds(seconds: float, rate: float) -> int:
-    """The syllables spoken in `seconds` at `rate` syllables per second, floor(rate × seconds)
-    (a time budget in syllables: never more than the window holds)."""
-    problem = speech_rate_problem(rate)
-    if problem is not None:
-        raise ValueError(problem)
-    return math.floor(_decimal(rate) * _decimal(seconds))
-
-
-def chars_for_syllables(syllables: int, chars_per_syllable: float) -> int:
-    """The character length asked of a character-controlled model for a syllable target:
-    round(syllables × chars_per_syllable), at least 1 (a request; the syllables are checked
-    on the n-best)."""
-    return max(1, round(syllables * chars_per_syllable))

@@ -65,7 +65,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "dialogue-markup-not-budgeted",
-        "fitsub/pipeline/plan.py",
+        "fitsub/budget/segment.py",
         "markup_chars=prot.markup_chars if timed else 0,",
         "markup_chars=0,",
         (*BUDGET_TESTS, "tests/test_pipeline.py"),
@@ -86,9 +86,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "slides-get-subtitle-limits",
-        "fitsub/pipeline/plan.py",
-        "limits=opts.limits if timed else None,",
-        "limits=opts.limits,",
+        "fitsub/budget/segment.py",
+        "limits=limits if timed else None,",
+        "limits=limits,",
         (*BUDGET_TESTS, "tests/test_pipeline.py", "tests/test_markdown.py"),
     ),
     Mutation(
@@ -114,7 +114,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "layout-ignores-markup",
-        "fitsub/budget.py",
+        "fitsub/budget/slot.py",
         "max(0, limits.cpl * limits.lines - markup_chars)",
         "max(0, limits.cpl * limits.lines)",
         (*BUDGET_TESTS, "tests/test_pipeline.py"),
@@ -128,7 +128,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "min-plausible-ceil-to-floor",
-        "fitsub/budget.py",
+        "fitsub/budget/segment.py",
         "max(MIN_CHARS, ratio_chars_ceil(MIN_SHARE, source_chars))",
         "max(MIN_CHARS, ratio_chars_floor(MIN_SHARE, source_chars))",
         BUDGET_TESTS,

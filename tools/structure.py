@@ -133,7 +133,8 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 # families know nothing of each other (`hf` never imports `nat`); `fitsub.registry` (which model
 # `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
 # the pipeline, training and evaluation are handed a backend. Training and evaluation are
-# siblings; only the CLI and `fitsub.__main__` import the CLI.
+# siblings; only the CLI and `fitsub.__main__` import the CLI. The budget (`fitsub.budget`) sits
+# below the pipeline: it knows nothing of models, file formats or the quality checks.
 MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
 HIGHER = ("registry", "train", "eval", "pipeline", "review", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -144,6 +145,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "metrics": (*MODELS, *HIGHER),
     "formats": (*MODELS, *HIGHER),
     "markup": (*MODELS, "formats", *HIGHER),
+    "budget": (*MODELS, "formats", "quality", *HIGHER),
     "pipeline": ("registry", "train", "eval", "review", "cli"),
     "train": ("registry", "eval", "pipeline", "review", "cli"),
     "eval": ("registry", "train", "pipeline", "review", "cli"),

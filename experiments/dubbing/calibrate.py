@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fitsub.budget import SPEECH_RATES
 from fitsub.dubbing.speech import SyllableCounter, synthesize_seconds
-from fitsub.units import SPEECH_RATES
 
 
 def sentences(data: Path, lang: str) -> list[str]:

@@ -20,9 +20,10 @@ import statistics
 import sys
 from pathlib import Path
 
+from fitsub.budget import CHARS_PER_SYLLABLE, SPEECH_RATES
 from fitsub.dubbing.speech import SyllableCounter, synthesize_seconds
 from fitsub.metrics.reference import bleu, chrf
-from fitsub.units import CHARS_PER_SYLLABLE, SPEECH_RATES, char_length
+from fitsub.units import char_length
 
 LANGS = ("it", "de", "fr", "es")
 

@@ -285,7 +285,8 @@ def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
     from qe_fit import wrong
 
     from fitsub.nmt.backend import NMTBackend
-    from fitsub.quality.flags import FLAG_NAMES, segment_flags, words
+    from fitsub.quality.flags import segment_flags, words
+    from fitsub.quality.registry import FLAG_NAMES
 
     print("\nflags: lines flagged / precision for the wrong label (%), before -> after\n")
     print("| lang | " + " | ".join(FLAG_NAMES[:-1]) + " | any |")

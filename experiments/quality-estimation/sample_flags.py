@@ -19,7 +19,7 @@ from fitsub.formats import read_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
-from fitsub.quality.flags import LOW_QUALITY
+from fitsub.quality.registry import LOW_QUALITY
 from fitsub.quality.score import load_model
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,8 @@ from collections import Counter
 from pathlib import Path
 
 from fitsub.nmt.backend import NMTBackend
-from fitsub.quality.flags import FLAG_NAMES, segment_flags, words
+from fitsub.quality.flags import segment_flags, words
+from fitsub.quality.registry import FLAG_NAMES
 
 
 def measure(path: Path, known: frozenset[str]) -> str:

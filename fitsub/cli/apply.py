@@ -15,7 +15,7 @@ from fitsub.errors import InputError
 from fitsub.formats import document_bytes
 from fitsub.io import atomic_write_bytes, check_output_path
 from fitsub.quality.dictionary import load_dictionary
-from fitsub.quality.recheck import RECHECKED
+from fitsub.quality.registry import RECHECKED
 from fitsub.review.apply import Applied, apply_edits
 from fitsub.review.edits import EditSet, match_edits, read_edits
 

@@ -13,14 +13,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.budget import Budget, summarize_budgets
+from fitsub.budget import Budget, resolve_settings, summarize_budgets, tight_gaps
 from fitsub.cli.documents import load_input
 from fitsub.cli.limits import pick_profile, settings, translate_options
 from fitsub.cli.models import pick_language
 from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile
 from fitsub.document import Document, Segment
 from fitsub.pipeline import PlannedSegment, TranslateOptions, plan
-from fitsub.profiles import tight_gaps
 from fitsub.report import budget_summary_table, budget_table
 
 TABLE_ROWS = 1000  # `fitsub budget` prints its table in parts of this many rows
@@ -86,8 +85,8 @@ def budget_cmd(
     config = settings()
     lang = pick_language(config.get("lang", lang), None, "en", translating=False)
     chosen = pick_profile(config, profile)
-    opts = translate_options(
-        lang=lang,
+    asked = resolve_settings(
+        lang,
         ratio=ratio,
         cpl=cpl,
         lines=lines,
@@ -95,6 +94,7 @@ def budget_cmd(
         profile=chosen,
         default_ratio=config.get("ratio"),
     )
+    opts = translate_options(asked)
     doc = load_input(input, fmt, encoding_in)
     gaps = _tight_gaps(doc, opts)
     head = {

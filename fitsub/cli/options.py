@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from fitsub.errors import InputError
-from fitsub.profiles import LEAST, MOST  # (the range of each numeric option)
 
 DEVICES = ("auto", "cpu", "cuda")
 STRICT_EXIT = 3  # `translate --strict`: some segment carries a quality flag
@@ -116,21 +115,6 @@ def check_device(device: str) -> str:
     if device not in DEVICES:
         raise InputError(None, f"must be auto, cpu or cuda, got {device!r}", setting="device")
     return device
-
-
-def check_positive(setting: str, value: float | None) -> None:
-    """An `InputError` about `setting` when `value` is given and not a finite number above zero
-    (nor above `MOST`, nor below `LEAST`)."""
-    if value is None:
-        return
-    if not math.isfinite(value) or value <= 0:
-        raise InputError(None, f"must be positive, got {value}", setting=setting)
-    if setting in MOST and value > MOST[setting]:
-        raise InputError(None, f"must be at most {MOST[setting]:g}, got {value:g}", setting=setting)
-    if value < LEAST.get(setting, 0):
-        raise InputError(
-            None, f"must be at least {LEAST[setting]:g}, got {value:g}", setting=setting
-        )
 
 
 def check_share(setting: str, value: float) -> None:

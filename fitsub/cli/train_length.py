@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from fitsub.budget import check_positive
 from fitsub.cli.limits import settings
 from fitsub.cli.models import pick_language
-from fitsub.cli.options import Quiet, check_positive, language_code, split_list
+from fitsub.cli.options import Quiet, language_code, split_list
 from fitsub.errors import InputError
 
 if TYPE_CHECKING:  # the model code (torch, transformers) is imported when the command runs

@@ -13,9 +13,10 @@ from rich.console import Console
 from rich.text import Text
 
 from fitsub.backend import TranslationBackend
+from fitsub.budget import resolve_settings, with_speech
 from fitsub.cli.console import printable, progress_bar
 from fitsub.cli.documents import default_output, load_input, table_layout, write_output
-from fitsub.cli.limits import pick_profile, settings, speech_options, translate_options
+from fitsub.cli.limits import pick_profile, settings, translate_options
 from fitsub.cli.models import check_model_path, pick_language
 from fitsub.cli.options import (
     STRICT_EXIT,
@@ -184,20 +185,18 @@ def translate_cmd(
     lang = pick_language(config.get("lang", lang), None if model is None else Path(model), src_lang)
     glossary_path = config.get("glossary", glossary)
     chosen = pick_profile(config, profile)
-    opts = translate_options(
+    asked = resolve_settings(
         lang,
         ratio=ratio,
         cpl=cpl,
         lines=lines,
         cps=cps,
-        per_cue=per_cue,
-        compare=compare,
         min_ratio=min_ratio,
         profile=chosen,
         default_ratio=config.get("ratio"),
     )
-    opts = speech_options(
-        opts,
+    asked = with_speech(
+        asked,
         unit=unit,
         profile=chosen,
         src_lang=src_lang,
@@ -205,6 +204,7 @@ def translate_cmd(
         speech_rate=speech_rate,
         ratio_given=ratio is not None or min_ratio is not None,
     )
+    opts = translate_options(asked, per_cue=per_cue, compare=compare)
     check_policy(length_policy, ("source", "predicted"))
     if quality_threshold is not None:
         check_share("quality_threshold", quality_threshold)

@@ -5,7 +5,7 @@ A line whose synthesized duration is more than `TOLERANCE` (15 %) over or under 
 flagged `too-long-to-speak` / `too-short-to-speak`. The band is looser than the ±10 % of the
 estimated time a budget asks for: human dubs often break strict isochrony (Brannon, Virkar &
 Thompson 2023, "Dubbing in Practice", TACL 11), and a synthesizer's timing has its own noise.
-Also reported: each line's estimated speaking time (syllables ÷ rate, `fitsub.units`) and whether
+Also reported: each line's estimated speaking time (syllables ÷ rate, `fitsub.budget.speech`) and whether
 the dubbed line, spoken, fits its cue.
 """
 
@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from fitsub.budget import SPEECH_RATES, seconds_of_syllables, speech_rate_problem
 from fitsub.document import Document, Segment
 from fitsub.dubbing.speech import ESPEAK_WPM, SyllableCounter, require_espeak, synthesize_seconds
 from fitsub.errors import InputError
 from fitsub.io import atomic_write_bytes, atomic_write_text
 from fitsub.markup import visible_text
-from fitsub.units import SPEECH_RATES, seconds_of_syllables, speech_rate_problem
 
 TOLERANCE = 0.15
 TOO_LONG = "too-long-to-speak"

@@ -2,11 +2,11 @@
 
 espeak-ng is GPL-3.0: fitsub never links it, it runs the `espeak-ng` executable (a Debian
 package, `apt-get install espeak-ng`; `make espeak` installs it where it can) and reads its
-output. Syllables are the vowel nuclei of its IPA phonemes (`fitsub.units.count_nuclei`),
-counted per word and cached; a duration is the length of the WAV file it writes (`-w`).
+output. Syllables are the vowel nuclei of its IPA phonemes (`count_nuclei`), counted per word
+and cached; a duration is the length of the WAV file it writes (`-w`).
 
 The synthesis speed is set per language so that espeak-ng speaks at the published rate of
-`fitsub.units.SPEECH_RATES` (`ESPEAK_WPM`, calibrated in docs/results/dubbing.md).
+`fitsub.budget.speech.SPEECH_RATES` (`ESPEAK_WPM`, calibrated in docs/results/dubbing.md).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import wave
 from pathlib import Path
 
 from fitsub.errors import InputError
-from fitsub.units import SPEECH_RATES, count_nuclei
 
 ESPEAK = "espeak-ng"
 HOW_TO_GET = (
@@ -39,6 +38,52 @@ ESPEAK_WPM: dict[str, int] = {"en": 215, "it": 192, "de": 198, "fr": 209, "es": 
 
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|\d+(?:[.,]\d+)*")
 _TIMEOUT_S = 60
+
+# The IPA vowel letters espeak-ng writes (`--ipa`); a phoneme holding one is a syllable's
+# nucleus. The glides j, w, ɥ are consonants here; a syllabic consonant carries U+0329.
+IPA_VOWELS = frozenset("aeiouyæɐɑɒɔəɘɚɛɜɝɞɤɨɪɯɵøœɶʉʊʌʏᵻ")
+SYLLABIC_MARK = "\u0329"
+STRESS_MARKS = "ˈˌ"
+_LENGTH_MARKS = "ːˑ"
+HIGH_VOWELS = frozenset("iuyɪʊʏ")
+GLIDING_LANGS = frozenset({"it", "es", "fr"})
+"""Languages whose espeak-ng voices write an unstressed i / u / y next to a vowel as a vowel
+where the language has a glide (Italian *nuovo*, Spanish *ciudad*, French *nuit*)."""
+
+
+def phoneme_is_nucleus(phoneme: str) -> bool:
+    """Whether one espeak-ng IPA phoneme is a syllable's nucleus: it holds a vowel letter (a
+    diphthong such as `aɪ` is one phoneme), the syllabic mark (`n̩`) or a stress mark (stress
+    falls on nuclei; espeak-ng writes `??` for a vowel it has no IPA for)."""
+    return (
+        SYLLABIC_MARK in phoneme
+        or any(ch in IPA_VOWELS for ch in phoneme)
+        or any(ch in STRESS_MARKS for ch in phoneme)
+    )
+
+
+def _is_glide(phonemes: list[str], i: int, nuclei: list[bool]) -> bool:
+    """An unstressed high vowel before a vowel, or after a counted nucleus, is a glide."""
+    token = phonemes[i]
+    if any(ch in STRESS_MARKS for ch in token) or token.strip(_LENGTH_MARKS) not in HIGH_VOWELS:
+        return False
+    after = i + 1 < len(phonemes) and phoneme_is_nucleus(phonemes[i + 1])
+    return after or (i > 0 and nuclei[i - 1])
+
+
+def count_nuclei(phonemes: str, lang: str = "") -> int:
+    """Syllables of one word's espeak-ng IPA output written with one space between phonemes
+    (`espeak-ng -q --ipa --sep=' '`): the phonemes that are nuclei. Length marks are not
+    phonemes; language-switch marks such as `(en)` are skipped. In `GLIDING_LANGS` an unstressed
+    high vowel next to a vowel is a glide (a rising diphthong takes the first: *ciu*-dad)."""
+    tokens = [t for t in phonemes.split() if not (t.startswith("(") and t.endswith(")"))]
+    nuclei: list[bool] = []
+    for i, token in enumerate(tokens):
+        nucleus = phoneme_is_nucleus(token)
+        if nucleus and lang in GLIDING_LANGS and _is_glide(tokens, i, nuclei):
+            nucleus = False
+        nuclei.append(nucleus)
+    return sum(nuclei)
 
 
 def espeak_available() -> bool:
@@ -162,16 +207,3 @@ def synthesize_seconds(text: str, lang: str, wpm: int | None = None) -> float:
         if not out.is_file():
             raise InputError(None, f"espeak-ng wrote no audio for {text[:40]!r}")
         return wav_seconds(out)
-
-
-def speech_rate_for(lang: str, override: float | None = None) -> float:
-    """The syllables per second of `lang`: `override` when given, else `SPEECH_RATES`."""
-    if override is not None:
-        return override
-    rate = SPEECH_RATES.get(lang)
-    if rate is None:
-        known = ", ".join(sorted(SPEECH_RATES))
-        raise InputError(
-            None, f"no speech rate for language {lang!r} (known: {known})", setting="speech_rate"
-        )
-    return rate

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fitsub.dubbing.speech import SyllableCounter, speech_rate_for
+from fitsub.budget import (
+    SPEECH_UNITS,
+    SpeechUnit,
+    seconds_of_syllables,
+    speech_rate_for,
+    speech_rate_problem,
+)
+from fitsub.dubbing.speech import SyllableCounter
 from fitsub.errors import InputError
 from fitsub.metrics.length import LC_HIGH, LC_LOW, RateResult, check_aligned, rate
-from fitsub.units import SPEECH_UNITS, SpeechUnit, seconds_of_syllables, speech_rate_problem
 
 
 class SpeechScoring:

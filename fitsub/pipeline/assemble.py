@@ -12,32 +12,29 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from fitsub.budget import Budget
+from fitsub.budget import Budget, SpeechWindow, line_room
 from fitsub.document import Document
-from fitsub.dubbing.budget import SpeechWindow
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.lengthpred.policy import Requested, combine
 from fitsub.markup import Protected
 from fitsub.markup.project import project
 from fitsub.pipeline.alternatives import Alternative
 from fitsub.pipeline.names import file_names, inconsistent_names
-from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, line_room
+from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.typeset import typeset
 from fitsub.quality.dictionary import Dictionary, english_left
-from fitsub.quality.flags import (
+from fitsub.quality.flags import Flag, segment_flags, unknown_word_flag, words
+from fitsub.quality.lexicon import Lexicon, words_of
+from fitsub.quality.links import WordLinks, lost_by_fitting
+from fitsub.quality.polarity import reversed_words, tokens
+from fitsub.quality.registry import (
     CUT_SENTENCE,
     DROPPED_CONTENT,
     FLAG_NAMES,
+    MEANING_REVERSED,
     UNTRANSLATED,
-    Flag,
-    segment_flags,
-    unknown_word_flag,
-    words,
 )
-from fitsub.quality.lexicon import Lexicon, words_of
-from fitsub.quality.links import WordLinks, lost_by_fitting
-from fitsub.quality.polarity import MEANING_REVERSED, reversed_words, tokens
 from fitsub.quality.sentence_end import dangling_end
 from fitsub.reflow import reflow
 from fitsub.units import char_length

@@ -1,7 +1,8 @@
 """Plan: each segment's plain text and budget, and the sentence groups of a subtitle document.
 
-Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget`) and cues that share
-a sentence grouped (`fitsub.pipeline.across_cues.group_cues`); nothing is translated yet.
+Markup is protected (`fitsub.markup`), the budget computed (`fitsub.budget.budget_for`) and cues
+that share a sentence grouped (`fitsub.pipeline.across_cues.group_cues`); nothing is translated
+yet.
 """
 
 from __future__ import annotations
@@ -9,14 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fitsub.budget import ISOMETRIC, SLOT, Budget, Limits, segment_budget
+from fitsub.budget import Budget, Limits, SpeechBudgeter, SpeechWindow, asked_mode, budget_for
 from fitsub.document import Document, Segment
-from fitsub.dubbing.budget import SpeechBudgeter, SpeechWindow
 from fitsub.glossary import Glossary
 from fitsub.lengthpred.policy import LengthPolicy
-from fitsub.markup import Protected, protect, visible_text
+from fitsub.markup import Protected, protect
 from fitsub.pipeline.across_cues import CueSpan, group_cues
-from fitsub.units import char_length
 
 
 @dataclass(frozen=True)
@@ -40,9 +39,9 @@ class TranslateOptions:
 
     @property
     def mode(self) -> str:
-        """`ISOMETRIC` when a ratio applies, else `SLOT` (slides without a box then use the
-        isometric ratio 1.0: `fitsub.budget`)."""
-        return SLOT if self.ratio is None and self.speech is None else ISOMETRIC
+        """`ISOMETRIC` when a ratio or a speaking window applies, else `SLOT`
+        (`fitsub.budget.ratio.asked_mode`)."""
+        return asked_mode(self.ratio, self.speech is not None)
 
 
 @dataclass(frozen=True)
@@ -56,26 +55,6 @@ class PlannedSegment:
     window: SpeechWindow | None = None  # the speaking window (dubbing budgets only)
 
 
-def _budget_for(
-    prot: Protected,
-    doc: Document,
-    seg: Segment,
-    opts: TranslateOptions,
-    window: SpeechWindow | None = None,
-) -> Budget:
-    timed = doc.timed
-    return segment_budget(
-        char_length(prot.plain),
-        ratio_chars=None if window is None else window.max_chars,
-        ratio=opts.ratio,
-        limits=opts.limits if timed else None,
-        duration_ms=seg.duration_ms if timed else None,
-        markup_chars=prot.markup_chars if timed else 0,
-        source_words=len(prot.plain.split()),
-        room=seg.room,  # a .pptx text box's share
-    )
-
-
 def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
     """Protect markup and compute each segment's budget (what `fitsub budget` shows)."""
     planned: list[PlannedSegment] = []
@@ -87,7 +66,11 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
         if prot is not None and opts.speech is not None:
             duration = seg.duration_ms if doc.timed else None
             window = opts.speech.window(prot.plain, duration, doc.path, seg.line)
-        budget = None if prot is None else _budget_for(prot, doc, seg, opts, window)
+        budget = None
+        if prot is not None:
+            budget = budget_for(
+                prot, seg, timed=doc.timed, ratio=opts.ratio, limits=opts.limits, window=window
+            )
         planned.append(PlannedSegment(i, seg.id, prot, budget, window))
     return planned
 
@@ -134,15 +117,3 @@ def sentence_groups(planned: list[PlannedSegment], doc: Document) -> list[list[i
     if doc.timed:
         return group_cues(spans)
     return [[i] for i in range(len(spans))]
-
-
-def visible_chars(markup: str) -> int:
-    """Characters of the visible part of a piece of markup ("♪ ", "- ")."""
-    return char_length(visible_text(markup, "srt"))
-
-
-def line_room(prot: Protected, limits: Limits) -> int:
-    """Characters per line left for the words once the line's visible markup ("♪ ") is in."""
-    turn = prot.turns[0]
-    edge = max(visible_chars(prot.prefix + turn.prefix), visible_chars(turn.suffix + prot.suffix))
-    return max(1, limits.cpl - edge)

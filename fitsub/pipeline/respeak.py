@@ -4,7 +4,7 @@ in both directions: shorter for a line with too many syllables for its character
 for one with too few (an actor left with silent time is as much a miss as one who runs over).
 
 The first ask converts the window into characters at the language's average characters per
-syllable (`fitsub.dubbing.budget`); a line whose words run long or short per syllable misses.
+syllable (`fitsub.budget.speech`); a line whose words run long or short per syllable misses.
 Its closest candidate's syllables tell by how much: the character cap and lower bound are
 scaled by target ÷ counted syllables and the model asked once more (the length-controlled model
 can be asked for more characters as readily as for fewer). A candidate of the new n-best inside

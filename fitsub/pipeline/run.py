@@ -31,8 +31,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
-from fitsub.budget import SLOT, min_plausible_chars
-from fitsub.dubbing.budget import SpeechBudgeter
+from fitsub.budget import SLOT, SpeechBudgeter, min_plausible_chars
 from fitsub.pipeline.alternatives import offer, offer_kept
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.pipeline.share import PER_CUE, RETRANSLATED, SINGLE, CueFit, CueTexts

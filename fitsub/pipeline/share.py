@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fitsub.budget import Limits
+from fitsub.budget import Limits, line_room
 from fitsub.lengthpred.policy import Requested
 from fitsub.lengthpred.policy import share as cue_share
 from fitsub.pipeline.across_cues import distribute, resplit
 from fitsub.pipeline.alternatives import Alternative
-from fitsub.pipeline.plan import PlannedSegment, line_room
+from fitsub.pipeline.plan import PlannedSegment
 from fitsub.pipeline.work import Unit
 from fitsub.reflow import fits_layout, reflow
 from fitsub.units import char_length

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from fitsub.pipeline.assemble import SegmentResult
 from fitsub.pipeline.share import GROUP_PATHS, KEPT_WHOLE, SINGLE
 from fitsub.quality.flags import count_flags
+from fitsub.quality.registry import TOO_SHORT, TOO_SMALL
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def budget_flags(r: SegmentResult) -> list[str]:
     b = r.budget
     if b is None:
         return []
-    return [name for name, on in (("too-small", b.too_small), ("too-short", b.too_short)) if on]
+    return [name for name, on in ((TOO_SMALL, b.too_small), (TOO_SHORT, b.too_short)) if on]
 
 
 def needs_review(r: SegmentResult) -> bool:

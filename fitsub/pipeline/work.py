@@ -12,12 +12,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from fitsub.backend import Candidate, Request, TranslationBackend
+from fitsub.budget import SpeechWindow, visible_chars
 from fitsub.document import Document
-from fitsub.dubbing.budget import SpeechWindow
 from fitsub.glossary import Glossary, Shielded, shield
 from fitsub.lengthpred.policy import LengthPolicy, Requested
 from fitsub.markup import Protected
-from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, visible_chars
+from fitsub.pipeline.plan import PlannedSegment, TranslateOptions
 from fitsub.quality.flags import KnowsWords, cut_words, words
 from fitsub.units import char_length, ratio_chars_ceil
 

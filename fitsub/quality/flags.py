@@ -4,7 +4,8 @@ A budget can be met in ways a subtitler must see: a word cut or mangled to fit, 
 changed, English left as it was, half the sentence dropped while there was room, a fallback
 over budget, a token stuttered. Each flag is a pure function of the source, the fitted and the
 unconstrained translations (and the budget); `segment_flags` runs them all. The checks are
-heuristics tuned to miss little: a flag asks for a look, it does not prove an error.
+heuristics tuned to miss little: a flag asks for a look, it does not prove an error. Each flag's
+name, severity and meaning are defined in `fitsub.quality.registry`; here are the checks.
 
 * `cut-word`: a fitted word the model does not know (`known`: its vocabulary's whole-word pieces
   and the words of the document's unconstrained outputs; nor in this unconstrained output or the
@@ -47,31 +48,17 @@ from typing import Protocol, runtime_checkable
 
 from fitsub.quality.lexicon import Lexicon, unknown_words
 from fitsub.quality.numbers import compound_values, number_words
-from fitsub.quality.polarity import MEANING_REVERSED  # a negation added or lost (`polarity`)
-from fitsub.units import char_length
-
-CUT_WORD = "cut-word"
-CUT_SENTENCE = "cut-sentence"  # a sentence ending mid-phrase (fitsub.quality.sentence_end)
-NUMBER_CHANGED = "number-changed"
-UNTRANSLATED = "untranslated"
-DROPPED_CONTENT = "dropped-content"
-OVER_BUDGET = "over-budget"
-REPEATED_TOKEN = "repeated-token"
-UNKNOWN_WORD = "unknown-word"  # a word outside the lexicon and the source (`unknown_word_flag`)
-LOW_QUALITY = "low-quality"  # set by `fitsub.quality.score` (the estimated score), not here
-# one kind a line: the order of the report's counts and of a segment's flags
-FLAG_NAMES: tuple[str, ...] = (
+from fitsub.quality.registry import (
     CUT_WORD,
-    CUT_SENTENCE,
-    NUMBER_CHANGED,
-    MEANING_REVERSED,
-    UNTRANSLATED,
     DROPPED_CONTENT,
+    FLAG_NAMES,
+    NUMBER_CHANGED,
     OVER_BUDGET,
     REPEATED_TOKEN,
     UNKNOWN_WORD,
-    LOW_QUALITY,
+    UNTRANSLATED,
 )
+from fitsub.units import char_length
 
 DROP_RATIO = 0.6  # fitted below 60 % of the unconstrained characters ...
 ROOM_SHARE = 0.8  # ... while using less than 80 % of the budget
@@ -105,7 +92,7 @@ class KnowsWords(Protocol):
 
 @dataclass(frozen=True)
 class Flag:
-    """One quality flag: its name (one of `FLAG_NAMES`) and what it saw."""
+    """One flag on a segment: its name (`fitsub.quality.registry`) and what it saw."""
 
     name: str
     detail: str

@@ -31,8 +31,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MEANING_REVERSED = "meaning-reversed"
-
 _TOKEN = {
     "en": re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|[.!?…;:,¿¡]"),
     # Romance elision split off: "n'avez" -> "n'", "avez"; German as English

@@ -22,18 +22,15 @@ from collections.abc import Collection
 
 from fitsub.quality.dictionary import Dictionary, english_left
 from fitsub.quality.flags import (
-    NUMBER_CHANGED,
     SHORT_LINE,
-    UNTRANSLATED,
     Flag,
     copied_share,
     is_untranslated,
     number_changes,
     words,
 )
-from fitsub.quality.polarity import MEANING_REVERSED, reversed_words
-
-RECHECKED: tuple[str, ...] = (NUMBER_CHANGED, MEANING_REVERSED, UNTRANSLATED)
+from fitsub.quality.polarity import reversed_words
+from fitsub.quality.registry import MEANING_REVERSED, NUMBER_CHANGED, UNTRANSLATED
 
 
 def text_flags(
@@ -43,8 +40,8 @@ def text_flags(
     dictionary: Dictionary | None = None,
     names: Collection[str] = (),
 ) -> list[Flag]:
-    """The `RECHECKED` flags of `text`, a translation of English `source` into `lang`, in
-    `fitsub.quality.flags.FLAG_NAMES` order (English left only with a `dictionary`; `names`:
+    """The flags `fitsub.quality.registry.RECHECKED` names of `text`, a translation of English
+    `source` into `lang`, in `FLAG_NAMES` order (English left only with a `dictionary`; `names`:
     the file's names, lower case, `fitsub.pipeline.names.file_names`)."""
     flags = []
     lost, added = number_changes(source, text, "en" if lang else None, lang)

@@ -62,9 +62,10 @@ from typing import Any
 
 from fitsub.backend import OutputScore, Request, ScoresOutputs, TranslationBackend
 from fitsub.errors import InputError
-from fitsub.quality.flags import LOW_QUALITY, Flag, copied_share
+from fitsub.quality.flags import Flag, copied_share
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import LINK_SIGNALS, WordLinks, link_signals
+from fitsub.quality.registry import LOW_QUALITY
 from fitsub.quality.target import TARGET_SIGNALS, target_signals
 from fitsub.units import char_length
 

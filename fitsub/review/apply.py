@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fitsub.budget import Limits
+from fitsub.budget import Limits, line_room
 from fitsub.document import Document
 from fitsub.errors import InputError
 from fitsub.formats.markdown import escape_translation, opens_line
 from fitsub.markup import protect
 from fitsub.pipeline.names import file_names
-from fitsub.pipeline.plan import line_room
 from fitsub.quality.dictionary import Dictionary
 from fitsub.quality.flags import Flag
 from fitsub.quality.recheck import text_flags

@@ -37,13 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fitsub.budget import Limits
+from fitsub.budget import MOST, Limits
 from fitsub.document import TIMED_FORMATS, Document, Format
 from fitsub.errors import InputError
 from fitsub.formats.blocks import max_segment_chars
 from fitsub.markup import protect
 from fitsub.markup.tags import strip_markup
-from fitsub.profiles import MOST
 from fitsub.review import strict_json as sj
 from fitsub.units import char_length
 

@@ -1,4 +1,4 @@
-"""Dubbing budgets (`fitsub.dubbing.budget`): each cue's speaking window, the character length it
+"""Dubbing budgets (`fitsub.budget.speech`): each cue's speaking window, the character length it
 implies asked of the model, and the n-best re-ranked by closeness to the target syllables."""
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from cli_helpers import run
 from factories import tiny_checkpoint
 
 from fitsub.backend import Candidate, Request
-from fitsub.budget import limits_for
-from fitsub.dubbing.budget import SpeechBudgeter
+from fitsub.budget import CHARS_PER_SYLLABLE, SPEECH_RATES, SpeechBudgeter, limits_for
 from fitsub.dubbing.speech import SyllableCounter, espeak_available
 from fitsub.errors import InputError
 from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.units import CHARS_PER_SYLLABLE, SPEECH_RATES
 
 needs_espeak = pytest.mark.skipif(
     not espeak_available(), reason="espeak-ng is not installed (make espeak)"

@@ -221,9 +221,12 @@ def test_the_content_security_policy_allows_only_the_pages_own_script_and_style(
 
 
 def test_each_flagged_segment_is_counted_once_by_its_worst_severity() -> None:
-    from fitsub.review.page.live import severity, severity_counts, worst
+    from fitsub.quality.registry import severity_of
+    from fitsub.review.page.live import severity_counts, worst
 
-    assert [severity(n) for n in ("number-changed", "over-budget", "too-short", "too-small")] == [
+    assert [
+        severity_of(n) for n in ("number-changed", "over-budget", "too-short", "too-small")
+    ] == [
         "error",
         "budget",
         "timing",

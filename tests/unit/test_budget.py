@@ -11,14 +11,13 @@ from fitsub.budget import (
     LANGUAGE_LIMITS,
     Budget,
     Limits,
-    chars_per_subword,
     is_too_short,
     limits_for,
     min_plausible_chars,
     segment_budget,
     summarize_budgets,
 )
-from fitsub.units import char_length, subword_budget
+from fitsub.units import char_length, chars_per_subword, subword_budget
 
 IT = LANGUAGE_LIMITS["it"]
 EN = LANGUAGE_LIMITS["en"]

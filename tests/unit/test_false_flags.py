@@ -3,13 +3,8 @@ shorter fitted line that keeps its meaning-bearing tokens is not `dropped-conten
 
 from __future__ import annotations
 
-from fitsub.quality.flags import (
-    DROPPED_CONTENT,
-    UNTRANSLATED,
-    dropped_content,
-    is_untranslated,
-    segment_flags,
-)
+from fitsub.quality.flags import dropped_content, is_untranslated, segment_flags
+from fitsub.quality.registry import DROPPED_CONTENT, UNTRANSLATED
 
 
 def test_a_name_the_unconstrained_translation_keeps_is_not_untranslated() -> None:

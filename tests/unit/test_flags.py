@@ -3,13 +3,6 @@
 from __future__ import annotations
 
 from fitsub.quality.flags import (
-    CUT_WORD,
-    DROPPED_CONTENT,
-    FLAG_NAMES,
-    NUMBER_CHANGED,
-    OVER_BUDGET,
-    REPEATED_TOKEN,
-    UNTRANSLATED,
     count_flags,
     cut_words,
     dropped_ratio,
@@ -19,6 +12,15 @@ from fitsub.quality.flags import (
     numbers,
     repetitions,
     segment_flags,
+)
+from fitsub.quality.registry import (
+    CUT_WORD,
+    DROPPED_CONTENT,
+    FLAG_NAMES,
+    NUMBER_CHANGED,
+    OVER_BUDGET,
+    REPEATED_TOKEN,
+    UNTRANSLATED,
 )
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fitsub.quality.flags import NUMBER_CHANGED, number_changes, numbers, segment_flags
+from fitsub.quality.flags import number_changes, numbers, segment_flags
 from fitsub.quality.numbers import number_words
+from fitsub.quality.registry import NUMBER_CHANGED
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fitsub.budget import Budget
 from fitsub.pipeline.assemble import SegmentResult, flag_segments
 from fitsub.pipeline.summary import needs_review
-from fitsub.quality.flags import OVER_BUDGET
+from fitsub.quality.registry import OVER_BUDGET
 
 
 def _seg(fitted: str, model_fits: bool, chars: int = 51) -> SegmentResult:

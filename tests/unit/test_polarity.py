@@ -7,8 +7,8 @@ import pytest
 
 from fitsub.budget import Budget
 from fitsub.pipeline.assemble import SegmentResult, flag_segments
-from fitsub.quality.flags import FLAG_NAMES
-from fitsub.quality.polarity import MEANING_REVERSED, polarity, reversed_words
+from fitsub.quality.polarity import polarity, reversed_words
+from fitsub.quality.registry import FLAG_NAMES, MEANING_REVERSED
 
 # Real reversals, from the reading of the pipeline's outputs (not built from the rule's
 # word lists): a negation added to "I have failed.", one dropped in German.

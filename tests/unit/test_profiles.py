@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
-from fitsub.budget import segment_budget
+from fitsub.budget import BUILTIN, segment_budget, tight_gaps
 from fitsub.config_file import load_settings
 from fitsub.errors import InputError
-from fitsub.profiles import BUILTIN, tight_gaps
 
 SRT = (
     "1\n00:00:01,000 --> 00:00:03,000\nThank you all for coming to my talk today.\n\n"

@@ -20,7 +20,7 @@ from fitsub.formats import parse_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
-from fitsub.quality.flags import LOW_QUALITY
+from fitsub.quality.registry import LOW_QUALITY
 from fitsub.quality.score import (
     FEATURES,
     NO_SCORING,

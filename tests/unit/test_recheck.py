@@ -4,7 +4,8 @@ flags as `fitsub translate` computes, without the model."""
 from __future__ import annotations
 
 from fitsub.quality.flags import segment_flags
-from fitsub.quality.recheck import RECHECKED, text_flags
+from fitsub.quality.recheck import text_flags
+from fitsub.quality.registry import RECHECKED
 
 
 def _names(source: str, text: str, lang: str = "it") -> list[str]:

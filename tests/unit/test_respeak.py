@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fitsub.dubbing.budget import SpeechWindow
+from fitsub.budget import SpeechWindow
 from fitsub.glossary import Shielded
 from fitsub.pipeline.respeak import _corrected
 from fitsub.pipeline.work import Unit

@@ -1,4 +1,4 @@
-"""Syllables and speaking time (`fitsub.units`, `fitsub.dubbing.speech`): vowel nuclei of espeak-ng's
+"""Syllables and speaking time (`fitsub.budget.speech`, `fitsub.dubbing.speech`): vowel nuclei of espeak-ng's
 phonemes, the speech-rate table and its bounds, and the counter against hand-counted words.
 
 The nucleus logic runs on given phoneme strings and needs no espeak-ng; the tests that run the
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from fitsub.budget import SPEECH_RATES, seconds_of_syllables, speech_rate_problem
 from fitsub.dubbing.speech import (
     HOW_TO_GET,
     SyllableCounter,
+    count_nuclei,
     espeak_available,
     require_espeak,
     synthesize_seconds,
@@ -20,14 +22,6 @@ from fitsub.dubbing.speech import (
     words_of,
 )
 from fitsub.errors import InputError
-from fitsub.units import (
-    SPEECH_RATES,
-    chars_for_syllables,
-    count_nuclei,
-    seconds_of_syllables,
-    speech_rate_problem,
-    syllables_in_seconds,
-)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "syllables"
 needs_espeak = pytest.mark.skipif(
@@ -81,10 +75,6 @@ def test_speaking_time_from_syllables() -> None:
     assert speech_rate_problem(20.0) is None
     assert seconds_of_syllables(14, 7.0) == 2.0
     assert seconds_of_syllables(0, SPEECH_RATES["de"]) == 0.0
-    assert syllables_in_seconds(1.0, 6.99) == 6  # floor: the window holds 6.99
-    assert syllables_in_seconds(0.3, 10.0) == 3  # exact on the decimals typed
-    assert chars_for_syllables(10, 2.75) == 28
-    assert chars_for_syllables(0, 2.75) == 1
 
 
 def test_the_rate_table_has_pellegrinos_figures() -> None:

@@ -13,7 +13,7 @@ or the unconstrained translation, also by a click) and
 an export button that saves the edits as JSON (`fitsub.review.edits`) named after the translated file
 (`talk.it.edits.json`) and shows the `fitsub apply` command to copy; a load button takes such a
 file back (same fingerprint only) to go on with a half-done review. Rows are coloured by their
-worst flag's severity (`fitsub.review.page.live`: error, over budget, timing only), and the
+worst flag's severity (`fitsub.quality.registry`: error, over budget, timing only), and the
 flags the page can recount (lengths, numbers and names copied from the source) follow an edit
 as it is typed; those `fitsub apply --source` rechecks (`untranslated`, `meaning-reversed`) are
 marked "edited — rechecked by apply", the others (the score, the model's flags) "not rechecked".
@@ -37,22 +37,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fitsub.budget import Limits
+from fitsub.budget import Limits, line_room
 from fitsub.document import Document
 from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.alternatives import UNCONSTRAINED, Alternative
-from fitsub.pipeline.plan import line_room
 from fitsub.pipeline.summary import budget_flags, needs_review
+from fitsub.quality.registry import OVER_BUDGET, TOO_SHORT, TOO_SMALL
 from fitsub.quality.score import load_model
 from fitsub.reflow import reflow
 from fitsub.review.edits import editable_text, fingerprint, timestamp
 from fitsub.review.page.live import page_checks, row_checks, severity_counts, worst
-
-MEANING = {
-    "too-small": "the budget is below any plausible translation of the source (budget warning)",
-    "too-short": "the cue is on screen too briefly to be read, whatever its text (timing warning)",
-}
 
 
 def _asset(name: str) -> str:
@@ -147,8 +142,8 @@ def page_data(
         room = line_room(prot, limits) if limits is not None else None
         quality = getattr(r, "quality", None)
         flags = [[f.name, f.detail] for f in r.flags] + [[name, ""] for name in budget_flags(r)]
-        if not r.fits and not any(f[0] == "over-budget" for f in flags):
-            flags.append(["over-budget", "no translation fit"])
+        if not r.fits and not any(f[0] == OVER_BUDGET for f in flags):
+            flags.append([OVER_BUDGET, "no translation fit"])
         rows.append(
             {
                 "i": r.index,
@@ -180,8 +175,8 @@ def page_data(
     summary = summarize_results(results)
     by_flag = {
         **summary.flag_counts,
-        "too-small": summary.too_small,
-        "too-short": summary.too_short,
+        TOO_SMALL: summary.too_small,
+        TOO_SHORT: summary.too_short,
     }
     assert summary.flagged == sum(1 for r in translated if needs_review(r))
     meta = {
@@ -209,7 +204,6 @@ def page_data(
             "flagged": summary.flagged,
             "by_flag": by_flag,
             "by_severity": severity_counts([[f[0] for f in row["flags"]] for row in rows]),
-            "meaning": MEANING,
         },
     }
     return {"meta": meta, "rows": rows}

@@ -1,7 +1,8 @@
 // fitsub review page, part 1: what the page recounts for an edited line (no DOM here).
 // Ports of fitsub.quality.flags.numbers / number_changes / dropped_tokens and
-// fitsub.quality.numbers.number_words / compound_values; tests/system/test_review_browser.py checks
-// them against the Python on the same texts.
+// fitsub.quality.numbers.number_words / compound_values; the flags they raise are named by the
+// flag registry (fitsub.quality.registry, passed in the page's data). tests/system/test_review_day.py
+// runs them on the cases of tests/fixtures/live_flags.json, which pytest runs the Python on.
 var fitsubChecks = (function () {
   "use strict";
   var WORD = /\p{L}+(?:['\u2019]\p{L}+)*/gu;
@@ -112,20 +113,34 @@ var fitsubChecks = (function () {
     return out.sort();
   }
 
-  // The live flags of an edited text: [name, detail] for number-changed and the number and
-  // name part of dropped-content, computed as fitsub.quality.flags does.
-  function liveFlags(row, text, R) {
-    var out = [], got = numbers(text, R), inside = compoundValues(text, R);
-    var lost = minus(row.nums, got).filter(function (n) { return !inside.has(n); });
-    var added = minus(got, row.nums);
-    if (lost.length || added.length) {
-      var parts = (lost.length ? ["missing " + lost.join(" ")] : []).concat(added.length ? ["added " + added.join(" ")] : []);
-      out.push(["number-changed", parts.join("; ")]);
+  // The recounts, by the names the flag registry gives them (`live`): each returns the detail of
+  // the flag it recounts, as fitsub.quality.flags writes it, or null when the text raises none.
+  var RECOUNTS = {
+    numbers: function (row, text, R) { // the source's numbers against the text's
+      var got = numbers(text, R), inside = compoundValues(text, R);
+      var lost = minus(row.nums, got).filter(function (n) { return !inside.has(n); });
+      var added = minus(got, row.nums);
+      if (!lost.length && !added.length) return null;
+      return (lost.length ? ["missing " + lost.join(" ")] : []).concat(added.length ? ["added " + added.join(" ")] : []).join("; ");
+    },
+    lost: function (row, text, R) { // the source names and numbers the unconstrained line kept
+      var have = new Set(words(text));
+      var gone = row.names.filter(function (n) { return !have.has(n); }).concat(minus(row.keep, numbers(text, R)));
+      gone = gone.filter(function (x, k) { return gone.indexOf(x) === k; });
+      return gone.length ? "lost " + gone.join(", ") : null;
+    },
+    length: function (row, text, R, c) { // the page's counters against the budget
+      return c && c.overBudget ? c.n + " chars, budget " + row.budget : null;
     }
-    var have = new Set(words(text));
-    var gone = row.names.filter(function (n) { return !have.has(n); }).concat(minus(row.keep, got));
-    gone = gone.filter(function (x, k) { return gone.indexOf(x) === k; });
-    if (gone.length) out.push(["dropped-content", "lost " + gone.join(", ")]);
+  };
+  // The live flags of an edited text: [name, detail] for each [name, recount] of `live` (the
+  // registry's, in its order) whose recount finds something; `c`: the page's counters.
+  function liveFlags(live, row, text, R, c) {
+    var out = [];
+    live.forEach(function (k) {
+      var detail = RECOUNTS[k[1]](row, text, R, c);
+      if (detail !== null) out.push([k[0], detail]);
+    });
     return out;
   }
 

@@ -1,12 +1,9 @@
 """What the review page needs to judge an edited line as the reviewer types, and the severity
-of each flag.
+of a segment.
 
-Severity (`severity`): a flag is an *error* (the translation is wrong or suspect: `cut-word`,
-`number-changed`, `meaning-reversed`, `untranslated`, `dropped-content`, `repeated-token`, `unknown-word`,
-`low-quality`, and any flag this module does not know), *over budget* (`over-budget`: the
-text is too long, not wrong), or *timing* (`too-short`, `too-small`: the cue's slot, whatever
-its text). A segment's severity is that of its worst flag; the page colours rows by it and
-counts each.
+Each flag's severity, meaning and live recount come from the flag registry
+(`fitsub.quality.registry`), passed to the page as JSON (`page_checks`). A segment's severity is
+that of its worst flag (`worst`); the page colours rows by it and counts each.
 
 Live checks (`row_checks`): besides the lengths, the page recounts the flags that depend only
 on the edited text and facts fixed by the source, exactly as `fitsub.quality.flags` computes
@@ -25,30 +22,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from fitsub.quality.flags import OVER_BUDGET, names_of, numbers, words
+from fitsub.quality.flags import names_of, numbers, words
 from fitsub.quality.numbers import reader_tables
-from fitsub.quality.recheck import RECHECKED
-
-ERROR, BUDGET, TIMING = "error", "budget", "timing"
-SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING)  # worst first
-_NOT_ERRORS = {OVER_BUDGET: BUDGET, "too-short": TIMING, "too-small": TIMING}
-LEGEND = {
-    ERROR: "errors: a wrong or suspect translation (number, reversed meaning, dropped content, "
-    "untranslated, cut or unknown word, low quality score)",
-    BUDGET: "over budget: the text is longer than its budget",
-    TIMING: "timing only: the cue is too short on screen or its budget too small, whatever "
-    "its text (merge or retime it)",
-}
-
-
-def severity(flag: str) -> str:
-    """`error`, `budget` or `timing` (see the module docstring)."""
-    return _NOT_ERRORS.get(flag, ERROR)
+from fitsub.quality.registry import FLAGS, LEGEND, QUALITY_FLAGS, RECHECKED, SEVERITIES, severity_of
 
 
 def worst(flags: list[str]) -> str | None:
     """The severity of a segment with `flags` (its worst flag's); None without flags."""
-    found = {severity(name) for name in flags}
+    found = {severity_of(name) for name in flags}
     return next((s for s in SEVERITIES if s in found), None)
 
 
@@ -76,11 +57,22 @@ def row_checks(source: str, unconstrained: str | None, lang: str | None) -> dict
 
 
 def page_checks(lang: str | None) -> dict[str, Any]:
-    """What the page's checks share: the severities, the legend, the number-word reader and
-    the flags `fitsub apply` rechecks."""
+    """What the page's checks share: each flag's severity, meaning and live recount (the
+    registry's), the live recounts in the registry's order, the severities (worst first) and
+    their legend, the number-word reader and the flags `fitsub apply` rechecks."""
     return {
-        "rechecked": list(RECHECKED),
-        "severity": dict(_NOT_ERRORS),
+        "flags": {
+            k.name: {
+                "severity": k.severity,
+                "meaning": k.meaning,
+                "live": k.live,
+                "live_part": k.live_part,
+            }
+            for k in FLAGS.values()
+        },
+        "live": [[k.name, k.live] for k in QUALITY_FLAGS if k.live is not None],
+        "severities": list(SEVERITIES),
         "legend": LEGEND,
+        "rechecked": list(RECHECKED),
         "numwords": None if lang is None else reader_tables(lang),
     }

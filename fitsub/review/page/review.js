@@ -9,7 +9,8 @@
   var L = meta.limits; // null for slides: no line or speed limit
   var LOW = meta.low_score; // scores under it are shown in red
   var NUMWORDS = fitsubChecks.reader(meta.checks.numwords);
-  var RECOUNTED = { "number-changed": 1, "over-budget": 1 }; // the page recounts these itself
+  var FLAGS = meta.checks.flags; // each flag's severity, meaning and live recount (the registry's)
+  var SEVERITIES = meta.checks.severities; // worst first
   var REAPPLIED = {}; // and `fitsub apply --source` these (fitsub.quality.recheck); not the others
   (meta.checks.rechecked || []).forEach(function (name) { REAPPLIED[name] = 1; });
   var NOT_RECHECKED = "edited \u2014 not rechecked: it needs the model; read the line again";
@@ -78,26 +79,26 @@
     parent.appendChild(s);
     return s;
   }
-  function severity(name) { return meta.checks.severity[name] || "error"; }
+  function kind(name) { return FLAGS[name] || { severity: SEVERITIES[0] }; } // unknown: an error
+  function severity(name) { return kind(name).severity; }
   function worst(flags) { // the worst severity of the flags that stand (not those left to apply)
     var found = {};
     flags.forEach(function (f) { if (f[2] !== "pending") found[severity(f[0])] = true; });
-    return found.error ? "error" : found.budget ? "budget" : found.timing ? "timing" : null;
+    return SEVERITIES.filter(function (s) { return found[s]; })[0] || null;
   }
   // The flags of a row now: as translated while its text is the fitted one; after an edit, the
-  // flags the page recounts (numbers, names, the budget), the timing ones as they were, and
-  // the rest marked "pending": rechecked by apply (REAPPLIED) or not rechecked (the model's).
+  // flags the page recounts (numbers, names, the budget: the registry's `live`), the timing ones
+  // as they were, and the rest marked "pending": rechecked by apply (REAPPLIED) or not rechecked
+  // (the model's); of a flag recounted in part (`live_part`), the other parts stay pending.
   function currentFlags(r, text, c, edited) {
     if (!edited) return r.flags;
-    var out = fitsubChecks.liveFlags(r, text, NUMWORDS);
-    if (c.overBudget) out.push(["over-budget", c.n + " chars, budget " + r.budget]);
+    var out = fitsubChecks.liveFlags(meta.checks.live, r, text, NUMWORDS, c);
     r.flags.forEach(function (f) {
-      var name = f[0];
-      if (RECOUNTED[name]) return;
-      if (severity(name) === "timing") { out.push(f); return; }
-      var rest = name === "dropped-content" ?
-        f[1].split("; ").filter(function (p) { return p.indexOf("lost ") !== 0; }).join("; ") : f[1];
-      if (name !== "dropped-content" || rest) out.push([name, rest, "pending"]);
+      var k = kind(f[0]), part = k.live_part;
+      if (k.live && !part) return;
+      if (k.severity === "timing") { out.push(f); return; }
+      var rest = part ? f[1].split("; ").filter(function (p) { return p.indexOf(part) !== 0; }).join("; ") : f[1];
+      if (!part || rest) out.push([f[0], rest, "pending"]);
     });
     return out;
   }
@@ -147,7 +148,7 @@
     tr.classList.toggle("broken", c.broken);
     tr.classList.toggle("edited", edited);
     tr.classList.toggle("flagged", st.sev !== null);
-    ["error", "budget", "timing"].forEach(function (s) { tr.classList.toggle("sev-" + s, st.sev === s); });
+    SEVERITIES.forEach(function (s) { tr.classList.toggle("sev-" + s, st.sev === s); });
   }
   function editCount() {
     var n = 0;
@@ -440,7 +441,7 @@
     var bar = el("div", "bar");
     bar.appendChild(el("strong", "", meta.counts.flagged + " of " + meta.counts.translated + " segments flagged:"));
     var legend = el("span", "legend");
-    ["error", "budget", "timing"].forEach(function (s) {
+    SEVERITIES.forEach(function (s) {
       var item = el("span", "sev " + s, SEV_NAME[s] + " " + meta.counts.by_severity[s]);
       item.setAttribute("data-sev", s);
       item.title = meta.checks.legend[s];
@@ -489,7 +490,7 @@
         filterFlag = filterFlag === name ? "" : name; applyFilters();
       });
       b.setAttribute("data-flag", name);
-      b.title = meta.counts.meaning[name] || "";
+      b.title = kind(name).meaning || "";
       li.appendChild(b); counts.appendChild(li);
     });
     h.appendChild(counts);

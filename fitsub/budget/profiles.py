@@ -15,7 +15,7 @@ Sources, with what each figure means and which are fitsub's own conversions: doc
 * ``dubbing``: a translation as long as its source, ±10 % (ratio 1.1, lower bound 0.9) and no
   reading-speed limit: a voice, not a reader, sets the pace. Lines and CPL lay the text out.
   `fitsub translate --profile dubbing` budgets speaking time instead (`--unit seconds`, each
-  cue's speaking window: `fitsub.dubbing.budget`); `--unit char` keeps these character bounds.
+  cue's speaking window: `fitsub.budget.speech`); `--unit char` keeps these character bounds.
 
 A ``fitsub.toml`` may define more under ``[profiles.NAME]`` (`fitsub.config_file`), each field
 optional over ``based_on`` (a built-in profile) or the language's defaults.
@@ -23,10 +23,12 @@ optional over ``based_on`` (a built-in profile) or the language's defaults.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 
-from fitsub.budget import MIN_WORD_CUE_MS, Limits
+from fitsub.budget.slot import MIN_WORD_CUE_MS, Limits
+from fitsub.errors import InputError
 
 NETFLIX_GAP_MS = 83  # 2 frames at 24 fps
 
@@ -138,6 +140,21 @@ MOST: dict[str, float] = {"ratio": 1000, "min_ratio": 1000, "cpl": 1_000_000, "l
 LEAST: dict[str, float] = {"ratio": 0.05, "min_ratio": 0.05}
 
 
+def check_positive(setting: str, value: float | None) -> None:
+    """An `InputError` about `setting` when `value` is given and not a finite number above zero
+    (nor above `MOST`, nor below `LEAST`)."""
+    if value is None:
+        return
+    if not math.isfinite(value) or value <= 0:
+        raise InputError(None, f"must be positive, got {value}", setting=setting)
+    if setting in MOST and value > MOST[setting]:
+        raise InputError(None, f"must be at most {MOST[setting]:g}, got {value:g}", setting=setting)
+    if value < LEAST.get(setting, 0):
+        raise InputError(
+            None, f"must be at least {LEAST[setting]:g}, got {value:g}", setting=setting
+        )
+
+
 def custom_profile(
     name: str, values: Mapping[str, object], source: str, known: Mapping[str, Profile]
 ) -> Profile:
@@ -179,7 +196,7 @@ def custom_profile(
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def resolve(name: str, known: Mapping[str, Profile]) -> Profile:
+def resolve_profile(name: str, known: Mapping[str, Profile]) -> Profile:
     """The profile called `name`; ValueError listing the known names otherwise (and naming the
     profile meant when only the case differs: names are matched exactly)."""
     if name not in known:

@@ -1,4 +1,4 @@
-"""Dubbing budgets: a segment's speaking window, in syllables and the characters it implies.
+"""The speaking window of dubbing (`SpeechWindow`): a segment's budget in speaking time.
 
 A dubbed line must be speakable in the time the actor on screen speaks (isochrony). The window
 of a segment is, with `isochrony="source"` (the default), the source's estimated speaking time,
@@ -6,12 +6,14 @@ its syllables ÷ the source language's rate; with `isochrony="cue"`, the cue's d
 window's upper end is that time, its lower end `LOW` (10 %) shorter: Brannon, Virkar & Thompson
 2023 find human dubs often break strict isochrony, so a window, not an exact length.
 
-In the target language the window holds rate × seconds syllables (`fitsub.units.SPEECH_RATES`,
-Pellegrino, Coupé & Marsico 2011; `speech_rate` overrides), and — what the search asks the model
-for and enforces in the beam — that many syllables × the language's characters per syllable
-(`fitsub.units.CHARS_PER_SYLLABLE`): characters predict espeak-ng's durations better than
-syllables once scaled per language (docs/results/dubbing.md). The exact syllable count is then
-checked on the n-best (`fitsub.pipeline.run`), which is re-ranked by closeness to the target.
+In the target language the window holds rate × seconds syllables (`SPEECH_RATES`, Pellegrino,
+Coupé & Marsico 2011; `speech_rate` overrides), and — what the search asks the model for and
+enforces in the beam — that many syllables × the language's characters per syllable
+(`CHARS_PER_SYLLABLE`): characters predict espeak-ng's durations better than syllables once
+scaled per language (docs/results/dubbing.md). The window's characters are the segment's ratio
+limit (`fitsub.budget.segment.budget_for`). The exact syllable count (espeak-ng,
+`fitsub.dubbing.speech`) is then checked on the n-best (`fitsub.pipeline.run`), which is
+re-ranked by closeness to the target.
 """
 
 from __future__ import annotations
@@ -19,17 +21,60 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from fitsub.dubbing.speech import SyllableCounter, require_espeak, speech_rate_for
+from fitsub.dubbing.speech import SyllableCounter, require_espeak
 from fitsub.errors import InputError
-from fitsub.units import (
-    CHARS_PER_SYLLABLE,
-    SPEECH_UNITS,
-    SpeechUnit,
-    seconds_of_syllables,
-    speech_rate_problem,
-)
+
+SpeechUnit = Literal["syllables", "seconds"]
+"""The units of a dubbing budget: syllables counted from espeak-ng's phonemes
+(`fitsub.dubbing.speech`), and the estimated speaking time, syllables ÷ the language's rate."""
+SPEECH_UNITS: tuple[SpeechUnit, ...] = ("syllables", "seconds")
+
+SPEECH_RATES: dict[str, float] = {"en": 6.19, "it": 6.99, "de": 5.97, "fr": 7.18, "es": 7.82}
+"""Syllables per second of read speech, the mean over each language's speakers in Pellegrino,
+Coupé & Marsico 2011, "A cross-language perspective on speech information rate", *Language*
+87(3), table 1 (docs/results/dubbing.md says which figures were checked against the paper)."""
+
+CHARS_PER_SYLLABLE: dict[str, float] = {"en": 3.63, "it": 2.75, "de": 3.40, "fr": 3.66, "es": 2.82}
+"""Characters (`char_length`, spaces and punctuation included) per espeak-ng syllable of each
+language's text, measured on 100 dev sentences (ud-pud lines 1-100; docs/results/dubbing.md):
+the character length a syllable budget asks of a character-controlled model."""
+
+MAX_SPEECH_RATE = 20.0
+"""Above this many syllables per second no one speaks: a rate over it is an input error."""
+
+
+def speech_rate_problem(rate: float) -> str | None:
+    """Why a speech rate (syllables per second) cannot be used, or None when it can:
+    it must be above 0 and at most `MAX_SPEECH_RATE`."""
+    if math.isnan(rate) or rate <= 0:
+        return f"speech rate must be above 0 syllables/s, got {rate:g}"
+    if rate > MAX_SPEECH_RATE:
+        return f"speech rate must be at most {MAX_SPEECH_RATE:g} syllables/s, got {rate:g}"
+    return None
+
+
+def seconds_of_syllables(syllables: int, rate: float) -> float:
+    """The estimated speaking time in seconds of `syllables` at `rate` syllables per second."""
+    problem = speech_rate_problem(rate)
+    if problem is not None:
+        raise ValueError(problem)
+    return syllables / rate
+
+
+def speech_rate_for(lang: str, override: float | None = None) -> float:
+    """The syllables per second of `lang`: `override` when given, else `SPEECH_RATES`."""
+    if override is not None:
+        return override
+    rate = SPEECH_RATES.get(lang)
+    if rate is None:
+        known = ", ".join(sorted(SPEECH_RATES))
+        raise InputError(
+            None, f"no speech rate for language {lang!r} (known: {known})", setting="speech_rate"
+        )
+    return rate
+
 
 ISOCHRONY = ("source", "cue")
 LOW = 0.9  # the window's lower end: not more than 10 % shorter than its upper end
