@@ -5,6 +5,19 @@ BIN := $(VENV)/bin
 # pip's -c does not reach build steps; PIP_CONSTRAINT does. It pins torch's version only: which
 # build pip takes (CPU or CUDA) depends on where it finds torch (README, "Set-up").
 export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
+# uv installs when it is on PATH (faster: docs/development.md), pip otherwise; NO_UV=1: pip.
+# uv reads neither pip's configuration nor PIP_* variables: the constraints, and the places
+# torch's build may come from (PIP_FIND_LINKS, PIP_INDEX_URL, PIP_EXTRA_INDEX_URL), are passed on.
+NO_UV ?=
+UV := $(if $(NO_UV),,$(shell command -v uv 2>/dev/null))
+ifneq ($(UV),)
+export UV_CONSTRAINT := $(CURDIR)/constraints.txt
+INSTALL = $(UV) pip install -q --python $(BIN)/python $(foreach l,$(PIP_FIND_LINKS),--find-links $(l)) \
+	$(if $(PIP_INDEX_URL),--index-url $(PIP_INDEX_URL)) \
+	$(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
+else
+INSTALL = $(BIN)/python -m pip install -q
+endif
 # NO_SYSTEM=1: install nothing from the system's package manager (the tests that need chromium
 # or espeak-ng then skip, saying why)
 NO_SYSTEM ?=
@@ -14,13 +27,13 @@ NO_SYSTEM ?=
 # What `fitsub translate` needs, and nothing else: `make demo`.
 $(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -e .
+	$(INSTALL) -e .
 	touch $@
 
 # Everything the checks use: linters, type checker, test tools, the Hugging Face and length
 # predictor extras: `make test`.
 $(VENV)/.dev-installed: $(VENV)/.installed
-	$(BIN)/python -m pip install -q -e '.[dev,hf,length]'
+	$(INSTALL) -e '.[dev,hf,length]'
 	touch $@
 
 setup: $(VENV)/.installed
