@@ -179,7 +179,7 @@ def _model_text_bytes(path: Path, what: str) -> bytes:
 
 def check_gzip_text(path: Path, what: str) -> None:
     """The size checks of `read_gzip_text` alone, keeping nothing (a model's files checked
-    before its weights load: `fitsub.model_files.check_model_files`)."""
+    before its weights load: `fitsub.nmt.model_files.check_model_files`)."""
     raw = _model_text_bytes(path, what)
     if raw[:2] == b"\x1f\x8b":
         gunzip_size(raw, MAX_MODEL_TEXT, path, what)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fitsub.cli.many_files import output_name
 from fitsub.document import FORMATS, Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_bytes_document, read_document
 from fitsub.io import STDIO, atomic_write_bytes
-from fitsub.many_files import output_name
 
 FORMAT_ALIASES = {"md": "markdown", "txt": "slides"}
 TABLE_FORMATS = ("auto", "rich", "tsv", "json")

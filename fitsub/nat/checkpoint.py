@@ -18,11 +18,11 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file
 
 from fitsub.errors import InputError
-from fitsub.model_files import checkpoint_arch as checkpoint_arch  # (its home; re-exported)
 from fitsub.nat.levt import LEVT_ARCH, LevT
 from fitsub.nat.model import CMLM, CMLM_ARCH
 from fitsub.nmt.checkpoint import CONFIG, SPM, WEIGHTS, read_config
 from fitsub.nmt.config import Arch, ModelConfig
+from fitsub.nmt.model_files import checkpoint_arch as checkpoint_arch  # (its home; re-exported)
 from fitsub.nmt.tokenizer import Tokenizer
 
 NAT_ARCHS: tuple[Arch, ...] = (CMLM_ARCH, LEVT_ARCH)

@@ -30,7 +30,6 @@ import torch
 from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
 from fitsub.nmt.attention import (
     CrossAttentionRecorder,
     output_word_index,
@@ -44,6 +43,7 @@ from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
+from fitsub.nmt.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
 from fitsub.nmt.retry import ask_shorter
 from fitsub.nmt.search import beam_search
 from fitsub.quality.lexicon import Lexicon

@@ -33,11 +33,11 @@ from torch import Tensor, nn
 
 from fitsub import __version__
 from fitsub.errors import InputError
-from fitsub.model_files import CONFIG as CONFIG  # (their home; re-exported)
-from fitsub.model_files import SPM as SPM
-from fitsub.model_files import WEIGHTS as WEIGHTS
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
+from fitsub.nmt.model_files import CONFIG as CONFIG  # (their home; re-exported)
+from fitsub.nmt.model_files import SPM as SPM
+from fitsub.nmt.model_files import WEIGHTS as WEIGHTS
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.quality.dictionary import with_dictionary
 from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, read_lexicon

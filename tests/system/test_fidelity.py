@@ -201,7 +201,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
     # issue 44: a batch interrupted after writing a file said "nothing written"
-    import fitsub.many_files
+    import fitsub.cli.many_files
 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.srt").write_text(
@@ -209,7 +209,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
         )
     calls = []
     real_translate = IdentityBackend.translate
-    real_write = fitsub.many_files.summarize_results
+    real_write = fitsub.cli.many_files.summarize_results
 
     def translate(self: IdentityBackend, *a: object, **k: object) -> object:
         calls.append(1)
@@ -223,7 +223,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
         return real_write(*a, **k)  # type: ignore[arg-type]
 
     monkeypatch.setattr(IdentityBackend, "translate", translate)
-    monkeypatch.setattr(fitsub.many_files, "summarize_results", after_write)
+    monkeypatch.setattr(fitsub.cli.many_files, "summarize_results", after_write)
     files = [str(tmp_path / f"{n}.srt") for n in ("a", "b", "c")]
     res = cli(["translate", "--lang", "it", *files, "--model", "identity", "-q", "--threads", "1"])
     assert res.code == 130

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.cli.report import plural, report_dict
 from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
@@ -27,7 +28,6 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.report import plural, report_dict
 
 
 def output_name(src: Path, lang: str, src_lang: str) -> str:

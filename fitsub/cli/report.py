@@ -1,7 +1,7 @@
 """The comparison of fitted against unconstrained translations: rich tables, TSV and JSON.
 
 The per-segment table has one definition (`comparison_rows`: a header and plain cells) and three
-layouts: a rich table for a terminal (`fitsub.results_table`: the columns that fit its width),
+layouts: a rich table for a terminal (`fitsub.cli.results_table`: the columns that fit its width),
 tab-separated values when the output is not a terminal (stable: one line per segment,
 the same columns always, tabs and newlines inside a cell escaped), and JSON.
 """

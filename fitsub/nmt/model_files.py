@@ -1,6 +1,6 @@
 """Where a fitsub checkpoint is, and its text files checked before anything heavy loads.
 
-Light on purpose (no torch, no model code): `fitsub.registry.open_model` finds the checkpoint
+Light on purpose (no torch, no model code): `fitsub.cli.registry.open_model` finds the checkpoint
 (`resolve_model_dir`) and checks its lexicon and word links (`check_model_files`: a gzip bomb is
 refused in one line, counted in the bytes that come out and kept nowhere) before importing torch
 (233 MB) and loading the weights; `fitsub.nmt.backend` reads the files afterwards as before.
@@ -29,7 +29,7 @@ TEXT_FILES = {LEXICON_FILE: "lexicon", LINKS_FILE: "word links file"}
 
 def default_models_dir() -> Path:
     """`<repo root>/models`: the directory next to the `fitsub` package."""
-    return Path(__file__).resolve().parents[1] / "models"
+    return Path(__file__).resolve().parents[2] / "models"
 
 
 def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
