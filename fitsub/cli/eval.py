@@ -35,7 +35,8 @@ from fitsub.eval.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, s
 from fitsub.eval.report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
 from fitsub.eval.settings import make_settings
 from fitsub.eval.testsets import LoadedSet, TestSet, load_testset, parse_testset
-from fitsub.io import atomic_write_text, check_output_path
+from fitsub.io.atomic import atomic_write_text
+from fitsub.io.outputs import check_output_path
 from fitsub.lengthpred.policy import check_policy
 
 EPILOG = (

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary, fitting_mode
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 from fitsub.pipeline.alternatives import Alternative
 from fitsub.quality.registry import TOO_SHORT, TOO_SMALL

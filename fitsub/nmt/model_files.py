@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 
 from fitsub.errors import ModelMissingError
+from fitsub.io.text import check_gzip_text
 from fitsub.nmt.config import Arch, config_arch
 from fitsub.quality.lexicon import LEXICON_FILE
 from fitsub.quality.links import LINKS_FILE
-from fitsub.unpack import check_gzip_text
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # a checkpoint's config, weights and tokenizer (`fitsub.nmt.checkpoint` reads them)
@@ -81,7 +81,7 @@ def checkpoint_arch(path: str | Path) -> Arch | None:
 
 def check_model_files(model_dir: Path) -> None:
     """`InputError` (one line) when a checkpoint's lexicon or word links file is too large or
-    decompresses to too much (`fitsub.unpack.MAX_MODEL_TEXT`); nothing is kept. A folder without
+    decompresses to too much (`fitsub.io.text.MAX_MODEL_TEXT`); nothing is kept. A folder without
     them, or no checkpoint at all, passes (its loader says what is missing)."""
     for name, what in TEXT_FILES.items():
         path = Path(model_dir) / name

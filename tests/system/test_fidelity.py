@@ -131,7 +131,7 @@ def test_every_numeric_option_refuses_nan_inf_huge_and_negative(
 def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fitsub.io
+    import fitsub.io.atomic
 
     srt, out = tmp_path / "a.srt", tmp_path / "a.it.srt"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
@@ -140,7 +140,7 @@ def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
     def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(fitsub.io, "_write_all", full)
+    monkeypatch.setattr(fitsub.io.atomic, "_write_all", full)
     err = _one_line_exit_2(["translate", "--lang", "it", str(srt), "--model", "identity", "-q"])
     assert "No space left on device" in err
     assert out.read_text(encoding="utf-8") == "old"
@@ -161,18 +161,18 @@ def test_a_full_disk_at_the_report_says_the_subtitle_file_was_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # issue 55: "(nothing written)" came after the subtitle file had been written
-    import fitsub.io
+    import fitsub.io.atomic
 
     srt, out, report = tmp_path / "a.srt", tmp_path / "a.it.srt", tmp_path / "r.json"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
-    real = fitsub.io._atomic_write
+    real = fitsub.io.atomic._atomic_write
 
     def full_at_json(path: Path, data: bytes) -> None:
         if path.suffix == ".json":
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(fitsub.io, "_atomic_write", full_at_json)
+    monkeypatch.setattr(fitsub.io.atomic, "_atomic_write", full_at_json)
     args = ["translate", "--lang", "it", str(srt), "--model", "identity", "-q", "-o", str(out)]
     err = _one_line_exit_2([*args, "--report", str(report)])
     assert f"{report}: cannot write it: No space left on device" in err
