@@ -4,7 +4,7 @@ Translates the first N lines of a text file with the shipped en-it model (beam 5
 budget of each source's length, n-best 5 as `fitsub translate` asks) at each batch size in
 turn, `--pairs` rounds, and prints the median seconds, sentences/s and the peak of memory in
 use during the batch (glibc `mallinfo2`: what the tensors hold, not RSS). `fitsub translate`
-uses batch 16 (fitsub/registry.py, CHECKPOINT_BATCH): this is the measurement behind that choice.
+uses batch 16 (fitsub/cli/registry.py, CHECKPOINT_BATCH): this is the measurement behind that choice.
 Run: `python bench/batch_size.py [--src FILE] [--n 128] [--sizes 16 32] [--threads 1]`.
 """
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Collection, Iterable
 from fractions import Fraction
-from typing import Literal, Protocol
+from typing import Literal
 
 LengthUnit = Literal["char", "subword"]
 LENGTH_UNITS: tuple[LengthUnit, ...] = ("char", "subword")
@@ -72,44 +71,6 @@ def subword_target(chars: int, chars_per_subword: float) -> int:
     length in characters: round(chars / chars_per_subword), at least 1 (a request, not a cap:
     the hard budget stays in characters)."""
     return max(1, round(chars / chars_per_subword))
-
-
-def subword_budget(chars: int, chars_per_subword: float) -> int:
-    """The subword cap of a character budget: floor(chars / chars_per_subword) (never more
-    pieces than the characters allow at the average piece length)."""
-    if chars < 0:
-        raise ValueError(f"character budget must be >= 0, got {chars}")
-    if not chars_per_subword > 0 or math.isinf(chars_per_subword):
-        raise ValueError(f"characters per subword must be positive, got {chars_per_subword}")
-    return math.floor(Fraction(chars) / Fraction(chars_per_subword))
-
-
-class SupportsEncode(Protocol):
-    """Anything that turns text into token ids (fitsub's Tokenizer, a SentencePieceProcessor...)."""
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids of `text`."""
-        ...
-
-
-def chars_per_subword(
-    tokenizer: SupportsEncode, texts: Iterable[str], ignore_ids: Collection[int] = ()
-) -> float:
-    """Characters per subword measured on `texts`: Σ char_length / Σ pieces (what
-    `subword_budget` divides a character budget by).
-
-    Measure on target-language text when some is at hand; with a joint vocabulary the segments
-    to translate themselves give a usable estimate. `ignore_ids` are ids not counted as pieces
-    (BOS / EOS / length or language tokens the tokenizer's `encode` adds).
-    """
-    chars = 0
-    pieces = 0
-    for text in texts:
-        chars += char_length(text)
-        pieces += sum(1 for i in tokenizer.encode(text) if i not in ignore_ids)
-    if chars == 0 or pieces == 0:
-        raise ValueError("cannot measure characters per subword: no non-empty text was given")
-    return chars / pieces
 
 
 def chars_to_no_space(chars: int, text: str) -> int:

@@ -130,13 +130,13 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 # The layers (docs/development.md): a package on the left never imports one on the right.
 # The model packages know nothing of training, evaluation, the pipeline or the CLI; `nmt` (the
 # autoregressive Transformer) is the base that `nat` and the adapters build on, and the model
-# families know nothing of each other (`hf` never imports `nat`); `fitsub.registry` (which model
-# `--model` names, and its loader) sits above them all, and only the CLI opens models through it:
-# the pipeline, training and evaluation are handed a backend. Training and evaluation are
+# families know nothing of each other (`hf` never imports `nat`); `fitsub.cli.registry` (which
+# model `--model` names, and its loader) sits above them all, inside the CLI, so only the CLI
+# opens models: the pipeline, training and evaluation are handed a backend. Training and evaluation are
 # siblings; only the CLI and `fitsub.__main__` import the CLI. The budget (`fitsub.budget`) sits
 # below the pipeline: it knows nothing of models, file formats or the quality checks.
 MODELS = ("nmt", "nat", "hf", "lengthpred", "convert")
-HIGHER = ("registry", "train", "eval", "pipeline", "review", "cli")
+HIGHER = ("train", "eval", "pipeline", "review", "cli")
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     **{m: HIGHER for m in MODELS},
     "nmt": ("nat", "hf", "lengthpred", "convert", *HIGHER),
@@ -146,9 +146,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "formats": (*MODELS, *HIGHER),
     "markup": (*MODELS, "formats", *HIGHER),
     "budget": (*MODELS, "formats", "quality", *HIGHER),
-    "pipeline": ("registry", "train", "eval", "review", "cli"),
-    "train": ("registry", "eval", "pipeline", "review", "cli"),
-    "eval": ("registry", "train", "pipeline", "review", "cli"),
+    "pipeline": ("train", "eval", "review", "cli"),
+    "train": ("eval", "pipeline", "review", "cli"),
+    "eval": ("train", "pipeline", "review", "cli"),
 }
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 
-from fitsub import registry
+from fitsub.cli import registry
 from fitsub.eval.evaluate import translate_all
 from fitsub.eval.settings import Setting
 from fitsub.metrics.length import length_compliance

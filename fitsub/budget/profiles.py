@@ -17,7 +17,7 @@ Sources, with what each figure means and which are fitsub's own conversions: doc
   `fitsub translate --profile dubbing` budgets speaking time instead (`--unit seconds`, each
   cue's speaking window: `fitsub.budget.speech`); `--unit char` keeps these character bounds.
 
-A ``fitsub.toml`` may define more under ``[profiles.NAME]`` (`fitsub.config_file`), each field
+A ``fitsub.toml`` may define more under ``[profiles.NAME]`` (`fitsub.cli.config_file`), each field
 optional over ``based_on`` (a built-in profile) or the language's defaults.
 """
 

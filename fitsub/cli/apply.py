@@ -13,7 +13,8 @@ from fitsub.cli.documents import load_input
 from fitsub.cli.options import STRICT_EXIT, Cps, Lines, Quiet
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes
-from fitsub.io import atomic_write_bytes, check_output_path
+from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.outputs import check_output_path
 from fitsub.quality.dictionary import load_dictionary
 from fitsub.quality.registry import RECHECKED
 from fitsub.review.apply import Applied, apply_edits

@@ -18,9 +18,9 @@ from fitsub.cli.documents import load_input
 from fitsub.cli.limits import pick_profile, settings, translate_options
 from fitsub.cli.models import pick_language
 from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile
+from fitsub.cli.report import budget_summary_table, budget_table
 from fitsub.document import Document, Segment
 from fitsub.pipeline import PlannedSegment, TranslateOptions, plan
-from fitsub.report import budget_summary_table, budget_table
 
 TABLE_ROWS = 1000  # `fitsub budget` prints its table in parts of this many rows
 

@@ -51,7 +51,7 @@ def distill_cmd(
 
     Example: fitsub distill train.en --reference train.it --model models/en-it -o distilled
     """
-    from fitsub import registry
+    from fitsub.cli import registry
     from fitsub.nmt.checkpoint import read_config
     from fitsub.nmt.config import config_arch
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from fitsub.document import FORMATS, Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_bytes_document, read_document
-from fitsub.io import STDIO, atomic_write_bytes
-from fitsub.many_files import output_name
+from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.outputs import STDIO
 
 FORMAT_ALIASES = {"md": "markdown", "txt": "slides"}
 TABLE_FORMATS = ("auto", "rich", "tsv", "json")
@@ -42,11 +42,6 @@ def write_output(doc: Document, out: Path) -> str:
     else:
         atomic_write_bytes(out, data)
     return encoding
-
-
-def default_output(src: Path, lang: str, src_lang: str) -> Path:
-    """`talk.srt` → `talk.it.srt`; `talk.en.srt` → `talk.it.srt`."""
-    return src.with_name(output_name(src, lang, src_lang))
 
 
 def table_layout(choice: str, to_terminal: bool) -> str:

@@ -11,9 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from fitsub import registry
 from fitsub.backend import TranslationBackend
 from fitsub.budget import limits_for
+from fitsub.cli import registry
 from fitsub.cli.console import progress_bar
 from fitsub.cli.limits import settings as config_settings
 from fitsub.cli.models import pick_language
@@ -35,7 +35,8 @@ from fitsub.eval.evaluate import ScoreOptions, evaluate_hyps, evaluate_models, s
 from fitsub.eval.report import LEGEND, EvalReport, bucket_cells, main_cells, rich_table
 from fitsub.eval.settings import make_settings
 from fitsub.eval.testsets import LoadedSet, TestSet, load_testset, parse_testset
-from fitsub.io import atomic_write_text, check_output_path
+from fitsub.io.atomic import atomic_write_text
+from fitsub.io.outputs import check_output_path
 from fitsub.lengthpred.policy import check_policy
 
 EPILOG = (
@@ -350,7 +351,7 @@ def _translate_and_score(
 
 def _model_dirs(models: list[Path], src_lang: str, lang: str) -> list[Path]:
     """Each `--model`'s checkpoint directory (the shipped model when none is given); a Hugging
-    Face model directory or hub id is kept as given (`fitsub.registry.locate`)."""
+    Face model directory or hub id is kept as given (`fitsub.cli.registry.locate`)."""
     named: list[Path | None] = [*models] or [None]
     return [registry.locate(m, src_lang=src_lang, lang=lang) for m in named]
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import typer
 
 from fitsub.budget import BudgetSettings, Profile, resolve_profile
-from fitsub.config_file import Settings, load_settings
+from fitsub.cli.config_file import Settings, load_settings
 from fitsub.errors import InputError
 from fitsub.pipeline import TranslateOptions
 
 
 def settings() -> Settings:
-    """The config file's settings (`fitsub.config_file`): current folder up, then the user's."""
+    """The config file's settings (`fitsub.cli.config_file`): current folder up, then the user's."""
     return load_settings(Path.cwd(), Path(typer.get_app_dir("fitsub")))
 
 

@@ -6,8 +6,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from fitsub import registry
 from fitsub.backend import TranslationBackend
+from fitsub.cli import registry
 from fitsub.cli.options import language_code
 from fitsub.errors import InputError
 from fitsub.identity import is_identity
@@ -127,7 +127,7 @@ def with_policy(
 def open_model(
     model: Path | None, *, src_lang: str, lang: str, device: str, beam: int, threads: int | None
 ) -> TranslationBackend:
-    """The backend `--model` names (`fitsub.registry`), checked against `--lang` first: loaded
+    """The backend `--model` names (`fitsub.cli.registry`), checked against `--lang` first: loaded
     once per run. `--model identity` is the dry-run engine (`fitsub.identity`): no model."""
     if not is_identity(model):
         check_model_language(model, src_lang, lang)

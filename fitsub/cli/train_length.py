@@ -92,7 +92,7 @@ def train_length_cmd(
     lang = pick_language(config.get("lang", lang), model, src_lang)
     import torch
 
-    from fitsub.io import check_output_path
+    from fitsub.io.outputs import check_output_path
     from fitsub.lengthpred.predictor import (
         default_predictor_dir,
         load_predictor,

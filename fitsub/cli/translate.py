@@ -15,8 +15,9 @@ from rich.text import Text
 from fitsub.backend import TranslationBackend
 from fitsub.budget import resolve_settings, with_speech
 from fitsub.cli.console import printable, progress_bar
-from fitsub.cli.documents import default_output, load_input, table_layout, write_output
+from fitsub.cli.documents import load_input, table_layout, write_output
 from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.many_files import encoding_info, expand_inputs
 from fitsub.cli.models import check_model_path, pick_language
 from fitsub.cli.options import (
     STRICT_EXIT,
@@ -37,6 +38,8 @@ from fitsub.cli.options import (
     check_share,
     language_code,
 )
+from fitsub.cli.report import comparison_json, comparison_tsv, plural, summary_table, write_report
+from fitsub.cli.results_table import print_comparison
 from fitsub.cli.translate_batch import check_batch, translate_batch
 from fitsub.cli.translation import Run
 from fitsub.document import Document
@@ -44,17 +47,14 @@ from fitsub.errors import InputError, Interrupted
 from fitsub.formats import EXTENSIONS, with_target_language
 from fitsub.glossary import load_glossary
 from fitsub.identity import is_identity
-from fitsub.io import STDIO, check_output_path, expand_inputs
+from fitsub.io.outputs import STDIO, check_output_path, default_output
 from fitsub.lengthpred.policy import check_policy
-from fitsub.many_files import encoding_info
 from fitsub.pipeline import (
     TranslateOptions,
     TranslationResult,
     summarize_results,
     translate_document,
 )
-from fitsub.report import comparison_json, comparison_tsv, plural, summary_table, write_report
-from fitsub.results_table import print_comparison
 from fitsub.review.tsv import check_review_path, write_review
 
 

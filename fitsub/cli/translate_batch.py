@@ -12,13 +12,13 @@ from rich.text import Text
 from fitsub.backend import TranslationBackend
 from fitsub.cli.console import error_text, fail, printable, progress_bar, say
 from fitsub.cli.documents import parse_format
+from fitsub.cli.many_files import FileOutcome, translate_file
 from fitsub.cli.options import STRICT_EXIT
+from fitsub.cli.report import plural, write_batch_report
 from fitsub.cli.translation import Run
 from fitsub.errors import InputError, Interrupted
-from fitsub.io import STDIO, check_output_path
-from fitsub.many_files import FileOutcome, batch_outputs, translate_file
+from fitsub.io.outputs import STDIO, batch_outputs, check_output_path
 from fitsub.pipeline import TranslateOptions
-from fitsub.report import plural, write_batch_report
 
 
 def translate_batch(run: Run, files: list[tuple[Path, Path | None]], out_dir: Path | None) -> None:

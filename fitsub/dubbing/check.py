@@ -22,7 +22,7 @@ from fitsub.budget import SPEECH_RATES, seconds_of_syllables, speech_rate_proble
 from fitsub.document import Document, Segment
 from fitsub.dubbing.speech import ESPEAK_WPM, SyllableCounter, require_espeak, synthesize_seconds
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_bytes, atomic_write_text
+from fitsub.io.atomic import atomic_write_bytes, atomic_write_text
 from fitsub.markup import visible_text
 
 TOLERANCE = 0.15

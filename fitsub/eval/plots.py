@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from fitsub.eval.report import EvalReport, Row  # noqa: E402
-from fitsub.io import atomic_write_bytes  # noqa: E402
+from fitsub.io.atomic import atomic_write_bytes  # noqa: E402
 
 RATIOS_PNG = "ratios.png"
 BLEU_LC_PNG = "bleu_vs_lc.png"

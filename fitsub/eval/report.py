@@ -1,8 +1,7 @@
 """The report of an evaluation: rows of metrics (test set × setting), and every table built
-from it (the main table, the per-length table, markdown, rich, the README's condensed rows).
+from it (the main table, the per-length table, markdown, rich).
 
-The tables are built here only: `fitsub eval` prints them, `EvalReport.to_markdown` writes them,
-experiments/first-en-it-eval/table.py condenses saved JSON reports with `condensed_rows`.
+The tables are built here only: `fitsub eval` prints them, `EvalReport.to_markdown` writes them.
 """
 
 from __future__ import annotations
@@ -10,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -185,38 +183,3 @@ def rich_table(headers: list[str], rows: list[list[str]], title: str) -> Table:
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
     return table
-
-
-CONDENSED_HEADERS = ["test set", "setting", "n", "BLEU", "BLEU*", "chrF", "LR src", "LC %", "fit %"]
-
-
-def condensed_rows(report: dict[str, Any]) -> list[list[str]]:
-    """The README's condensed cells from a saved report (`EvalReport.to_dict`): one row per test
-    set and setting, the unconstrained rows once (they do not depend on the ratio)."""
-    out: list[list[str]] = []
-    seen: set[tuple[str, str | None, str]] = set()
-    several = len({r.get("model") for r in report["rows"]}) > 1
-    for row in report["rows"]:
-        m = row["metrics"]
-        name = row["mode"] if row["mode"] == "unconstrained" else f"{row['mode']}@{row['ratio']:g}"
-        if several:  # several models: name the run
-            name = f"{Path(row['model']).parent.name} {name}"
-        key = (row["testset"], row.get("model"), name)
-        if key in seen:
-            continue
-        seen.add(key)
-        lr = m["lr_src_chars"]
-        out.append(
-            [
-                row["testset"],
-                name,
-                str(m["n"]),
-                f"{m['bleu']['score']:.2f}",
-                f"{m['bleu']['bleu_star']:.2f}",
-                f"{m['chrf']['score']:.2f}",
-                f"{lr['mean']:.3f} ± {lr['std']:.3f}",
-                f"{100 * m['lc']['rate']:.1f}",
-                f"{100 * m['fit']['rate']:.1f}",
-            ]
-        )
-    return out

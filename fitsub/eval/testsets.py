@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fitsub.errors import InputError
 from fitsub.formats import read_document
-from fitsub.io import read_text_lines
+from fitsub.io.text import read_text_lines
 from fitsub.markup import visible_text
 
 SUBTITLE_SUFFIXES = (".srt", ".vtt")

@@ -49,7 +49,7 @@ from fitsub.charsets.detect import (
 from fitsub.document import FORMATS, Document, Format, Segment
 from fitsub.errors import InputError
 from fitsub.formats.blocks import Parsed
-from fitsub.io import atomic_write_bytes
+from fitsub.io.atomic import atomic_write_bytes
 
 EXTENSIONS: dict[str, Format] = {
     ".srt": "srt",

@@ -94,11 +94,11 @@ def check_zip(data: bytes, path: Path | None) -> None:
     """`InputError` for a zip package whose parts decompress too large (a zip bomb): first from
     its directory (an XML part over `MAX_XML_PART`, any part over `MAX_PART`, all parts over
     `total_limit`, more than `MAX_PARTS` parts), then by decompressing every part chunk by chunk
-    and counting the bytes that actually come out (`fitsub.unpack.check_zip_parts`: headers can
+    and counting the bytes that actually come out (`fitsub.io.unpack.check_zip_parts`: headers can
     lie), before python-pptx reads anything."""
     import zipfile
 
-    from fitsub.unpack import check_zip_parts
+    from fitsub.io.unpack import check_zip_parts
 
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:

@@ -3,7 +3,7 @@ extra, a directory or a hub id (from the local cache, or downloaded when there i
 safetensors weights only (never unpickled), and the `fitsub.json` of a model fine-tuned by
 `fitsub.train.hf_finetune`. Every failure is one line (`InputError` / `ModelMissingError`).
 
-`is_hf_model` tells such a model from a fitsub checkpoint (`fitsub.registry`): a directory whose
+`is_hf_model` tells such a model from a fitsub checkpoint (`fitsub.cli.registry`): a directory whose
 `config.json` has a `model_type` (transformers' config) and no fitsub `format`, or a name that is
 no existing path but looks like a hub id (`Helsinki-NLP/opus-mt-en-it`, `t5-small`). Nothing
 here imports transformers until a model is loaded.

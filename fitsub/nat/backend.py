@@ -39,7 +39,7 @@ from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import levt_decode
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.search import rerank_key
-from fitsub.units import SPACE_MARK, char_length, chars_no_space, chars_to_no_space, subword_target
+from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
 if TYPE_CHECKING:
     from fitsub.quality.lexicon import Lexicon
@@ -99,17 +99,10 @@ class NATBackend:
         self.chars_per_piece = float(self.cfg.extra.get("chars_per_piece") or 4.0)
         self.length_ratio = float(self.cfg.extra.get("length_ratio") or 1.0)
         self.min_first, self.min_later = min_costs(self.model)
-        self._known: frozenset[str] | None = None
 
     def known_words(self) -> frozenset[str]:
-        """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
-        if self._known is None:
-            tok = self.tokenizer
-            pieces = (tok.sp.id_to_piece(i) for i in range(tok.vocab_size) if not tok.is_special(i))
-            self._known = frozenset(
-                p[1:].lower() for p in pieces if p.startswith(SPACE_MARK) and p[1:].isalpha()
-            )
-        return self._known
+        """Lower-cased whole words of the vocabulary, for `cut-word` (`Tokenizer.known_words`)."""
+        return self.tokenizer.known_words()
 
     def _counts(self, n0: int, budget: int | None) -> list[int]:
         """Piece counts to decode: around n0, none whose fewest characters exceed the budget."""

@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file
 
 from fitsub.errors import InputError
-from fitsub.model_files import checkpoint_arch as checkpoint_arch  # (its home; re-exported)
 from fitsub.nat.levt import LEVT_ARCH, LevT
 from fitsub.nat.model import CMLM, CMLM_ARCH
-from fitsub.nmt.checkpoint import CONFIG, SPM, WEIGHTS, read_config
+from fitsub.nmt.checkpoint import check_vocab, load_model
 from fitsub.nmt.config import Arch, ModelConfig
+from fitsub.nmt.model_files import checkpoint_arch as checkpoint_arch  # (its home; re-exported)
 from fitsub.nmt.tokenizer import Tokenizer
 
 NAT_ARCHS: tuple[Arch, ...] = (CMLM_ARCH, LEVT_ARCH)
@@ -49,51 +47,29 @@ def levt_config(cfg: ModelConfig) -> ModelConfig:
 def build_nat(cfg: ModelConfig, tokenizer: Tokenizer) -> NATModel:
     """A fresh CMLM or LevT (by `cfg.arch`) whose character tables come from
     `tokenizer`."""
-    if cfg.vocab_size != tokenizer.vocab_size:
-        raise ValueError(
-            f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
-        )
+    check_vocab(cfg, tokenizer)
     cls = LevT if cfg.arch == LEVT_ARCH else CMLM
     return cls(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
 def build_cmlm(cfg: ModelConfig, tokenizer: Tokenizer) -> CMLM:
     """A fresh CMLM whose character tables come from `tokenizer`."""
-    if cfg.vocab_size != tokenizer.vocab_size:
-        raise ValueError(
-            f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
-        )
+    check_vocab(cfg, tokenizer)
     return CMLM(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
 def load_nat(
     path: str | Path, device: str | torch.device = "cpu"
 ) -> tuple[NATModel, Tokenizer, ModelConfig, dict[str, Any]]:
-    """(CMLM or LevT in eval mode, float32, on `device`; tokenizer; config; config.json)."""
-    d = Path(path)
-    meta = read_config(d)
-    try:
-        cfg = ModelConfig.from_dict(meta["model"])
-    except (TypeError, ValueError) as err:
-        raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if cfg.arch not in NAT_ARCHS:
-        raise InputError(d, "not a non-autoregressive checkpoint (an autoregressive model)")
-    tokenizer = Tokenizer.load(d / SPM)
-    try:
-        model = build_nat(cfg, tokenizer)
-    except ValueError as err:
-        raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
-    try:
-        state = load_file(str(d / WEIGHTS))
-    except (SafetensorError, OSError) as err:
-        raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
-    state = {k: v.to(torch.float32) if v.is_floating_point() else v for k, v in state.items()}
-    try:
-        model.load_state_dict(state, strict=True)
-    except RuntimeError as err:
-        first = str(err).strip().splitlines()[0]
-        raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
-    model.to(device).eval()
+    """(CMLM or LevT in eval mode, float32, on `device`; tokenizer; config; config.json): the
+    shared steps of `fitsub.nmt.checkpoint.load_model`."""
+    model, tokenizer, cfg, meta, _ = load_model(
+        path,
+        device,
+        archs=NAT_ARCHS,
+        wrong_arch="not a non-autoregressive checkpoint (an autoregressive model)",
+        build=build_nat,
+    )
     return model, tokenizer, cfg, meta
 
 

@@ -30,7 +30,6 @@ import torch
 from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
 from fitsub.nmt.attention import (
     CrossAttentionRecorder,
     output_word_index,
@@ -44,12 +43,13 @@ from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, open_engine
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
+from fitsub.nmt.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
 from fitsub.nmt.retry import ask_shorter
 from fitsub.nmt.search import beam_search
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import rebalance_threads
-from fitsub.units import SPACE_MARK, char_length, chars_to_no_space, subword_target
+from fitsub.units import char_length, chars_to_no_space, subword_target
 
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for every run
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
@@ -110,7 +110,6 @@ class NMTBackend:
         # rows without a bound searched as CTranslate2 does (fitsub.nmt.free_search); False:
         # fitsub's beam with the whole-words rule, as before (bench/ct2_agreement.py)
         self.free_as_ct2 = True
-        self._known: frozenset[str] | None = None
         # never invent a word (fitsub.nmt.lexicon_mask): the checkpoint's lexicon.txt.gz, a
         # file, or "off"; `lexicon_note` says which (or why none), for the CLI to say once
         self.lexicon: Lexicon | None
@@ -131,14 +130,8 @@ class NMTBackend:
         )  # fmt: skip
 
     def known_words(self) -> frozenset[str]:
-        """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
-        if self._known is None:
-            tok = self.tokenizer
-            pieces = (tok.sp.id_to_piece(i) for i in range(tok.vocab_size) if not tok.is_special(i))
-            self._known = frozenset(
-                p[1:].lower() for p in pieces if p.startswith(SPACE_MARK) and p[1:].isalpha()
-            )
-        return self._known
+        """Lower-cased whole words of the vocabulary, for `cut-word` (`Tokenizer.known_words`)."""
+        return self.tokenizer.known_words()
 
     @property
     def supports_unconstrained(self) -> bool:

@@ -23,8 +23,9 @@ import os
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 from safetensors import SafetensorError
@@ -33,17 +34,19 @@ from torch import Tensor, nn
 
 from fitsub import __version__
 from fitsub.errors import InputError
-from fitsub.model_files import CONFIG as CONFIG  # (their home; re-exported)
-from fitsub.model_files import SPM as SPM
-from fitsub.model_files import WEIGHTS as WEIGHTS
-from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.config import Arch, ModelConfig
 from fitsub.nmt.model import Transformer, unwrap
+from fitsub.nmt.model_files import CONFIG as CONFIG  # (their home; re-exported)
+from fitsub.nmt.model_files import SPM as SPM
+from fitsub.nmt.model_files import WEIGHTS as WEIGHTS
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.quality.dictionary import with_dictionary
 from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, read_lexicon
 from fitsub.quality.links import LINKS_FILE, read_links
 
 FORMAT = "fitsub-checkpoint-1"
+M = TypeVar("M", bound=nn.Module)
+AR_ARCHS: tuple[Arch, ...] = ("ar",)  # what `load_checkpoint` opens (a CMLM: fitsub.nat.checkpoint)
 _DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
     "float16": torch.float16,
@@ -111,12 +114,17 @@ def quantize_model(model: Transformer, state: dict[str, Tensor] | None = None) -
     return model
 
 
-def build_model(cfg: ModelConfig, tokenizer: Tokenizer) -> Transformer:
-    """A fresh model whose character tables come from `tokenizer` (use this, not bare Transformer)."""
+def check_vocab(cfg: ModelConfig, tokenizer: Tokenizer) -> None:
+    """ValueError when `cfg` and `tokenizer` disagree on the vocabulary's size."""
     if cfg.vocab_size != tokenizer.vocab_size:
         raise ValueError(
             f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
         )
+
+
+def build_model(cfg: ModelConfig, tokenizer: Tokenizer) -> Transformer:
+    """A fresh model whose character tables come from `tokenizer` (use this, not bare Transformer)."""
+    check_vocab(cfg, tokenizer)
     return Transformer(cfg, tokenizer.piece_chars(), tokenizer.leading_space())
 
 
@@ -224,6 +232,51 @@ def read_config(path: str | Path) -> dict[str, Any]:
     return meta
 
 
+def load_model(
+    path: str | Path,
+    device: str | torch.device,
+    *,
+    archs: Collection[Arch],
+    wrong_arch: str,
+    build: Callable[[ModelConfig, Tokenizer], M],
+) -> tuple[M, Tokenizer, ModelConfig, dict[str, Any], dict[str, Tensor]]:
+    """The load-and-validate steps every fitsub checkpoint shares, autoregressive or not.
+
+    config.json read and checked, its arch one of `archs` (else InputError `wrong_arch`, where
+    `{arch}` names the checkpoint's), the tokenizer, a fresh model (`build`) and its weights
+    (float32; an int8 export's are q × scale), in eval mode on `device`. Returns (model,
+    tokenizer, config, the whole config.json, the tensors as stored).
+    """
+    d = Path(path)
+    meta = read_config(d)
+    try:
+        cfg = ModelConfig.from_dict(meta["model"])
+    except (TypeError, ValueError) as err:
+        raise InputError(d / CONFIG, f"bad model config: {err}") from err
+    if cfg.arch not in archs:
+        raise InputError(d, wrong_arch.format(arch=cfg.arch))
+    tokenizer = Tokenizer.load(d / SPM)
+    try:
+        model = build(cfg, tokenizer)
+    except ValueError as err:
+        raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
+    try:
+        stored = load_file(str(d / WEIGHTS))
+    except (SafetensorError, OSError) as err:
+        raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
+    scales = {k[: -len("_scale")] for k in stored if k.endswith(".weight_scale")}
+    state = {k: v.to(torch.float32) if v.is_floating_point() else v for k, v in stored.items()}
+    for name in scales:  # an int8 export: float weights are q * scale
+        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as err:
+        first = str(err).strip().splitlines()[0]
+        raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
+    model.to(device).eval()
+    return model, tokenizer, cfg, meta, stored
+
+
 def load_checkpoint(
     path: str | Path, device: str | torch.device = "cpu", int8: bool = False
 ) -> tuple[Transformer, Tokenizer, ModelConfig, dict[str, Any]]:
@@ -233,36 +286,16 @@ def load_checkpoint(
     (`quantize_model`). An int8 export (`weights_dtype` "int8") is rebuilt from its stored int8
     weights and scales on CPU, and dequantised to float32 elsewhere or when `int8` is False.
     """
-    d = Path(path)
-    meta = read_config(d)
-    try:
-        cfg = ModelConfig.from_dict(meta["model"])
-    except (TypeError, ValueError) as err:
-        raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if cfg.arch != "ar":  # e.g. a CMLM: loaded by fitsub.nat.checkpoint
-        raise InputError(d, f"a {cfg.arch} checkpoint, not an autoregressive model")
-    tokenizer = Tokenizer.load(d / SPM)
-    try:
-        model = build_model(cfg, tokenizer)
-    except ValueError as err:
-        raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
-    try:
-        state = load_file(str(d / WEIGHTS))
-    except (SafetensorError, OSError) as err:
-        raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
-    stored = state
-    scales = {k[: -len("_scale")] for k in state if k.endswith(".weight_scale")}
-    state = {k: v.to(torch.float32) if v.is_floating_point() else v for k, v in state.items()}
-    for name in scales:  # an int8 export: float weights are q * scale
-        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]
-    try:
-        model.load_state_dict(state, strict=True)
-    except RuntimeError as err:
-        first = str(err).strip().splitlines()[0]
-        raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
-    model.to(device).eval()
+    model, tokenizer, cfg, meta, stored = load_model(
+        path,
+        device,
+        archs=AR_ARCHS,
+        wrong_arch="a {arch} checkpoint, not an autoregressive model",
+        build=build_model,
+    )
     if int8 and torch.device(device).type == "cpu":
-        quantize_model(model, stored if scales else None)
+        exported = any(k.endswith(".weight_scale") for k in stored)
+        quantize_model(model, stored if exported else None)
     return model, tokenizer, cfg, meta
 
 

@@ -26,7 +26,7 @@ import sentencepiece as spm
 
 from fitsub.errors import InputError
 from fitsub.nmt.lengths import LENGTH_TOKENS
-from fitsub.units import piece_chars, piece_leading_space
+from fitsub.units import SPACE_MARK, piece_chars, piece_leading_space
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 _TAG = re.compile(r"<2[A-Za-z][A-Za-z_-]*>")
@@ -55,6 +55,7 @@ class Tokenizer:
         self._lead = [
             0 if sp else piece_leading_space(p) for p, sp in zip(pieces, self._special, strict=True)
         ]
+        self._known: frozenset[str] | None = None
 
     # ---- construction -------------------------------------------------------------------------
     @classmethod
@@ -173,6 +174,17 @@ class Tokenizer:
     def leading_space(self) -> list[int]:
         """1 for pieces starting with `▁` (the space detokenisation drops at the start), else 0."""
         return list(self._lead)
+
+    def known_words(self) -> frozenset[str]:
+        """Lower-cased whole words of the vocabulary (pieces `▁` + letters), for `cut-word`."""
+        if self._known is None:
+            pieces = (
+                self.sp.id_to_piece(i) for i in range(self.vocab_size) if not self.is_special(i)
+            )
+            self._known = frozenset(
+                p[1:].lower() for p in pieces if p.startswith(SPACE_MARK) and p[1:].isalpha()
+            )
+        return self._known
 
     def chars_of(self, ids: Sequence[int]) -> int:
         """Characters of `decode(ids)` from piece lengths (specials excluded).

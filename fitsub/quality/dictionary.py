@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fitsub.errors import InputError
+from fitsub.io.unpack import gunzip_bounded
 from fitsub.quality.lexicon import Lexicon, words_of
-from fitsub.unpack import gunzip_bounded
 
 WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
 ENGLISH_MARGIN = 0.5  # zipf: English when en - target >= this ("blade" 0.91, "computer" 0.11)

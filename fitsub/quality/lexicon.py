@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Protocol
 
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_bytes
-from fitsub.unpack import gzip_text, read_headed_text
+from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.text import gzip_text, read_headed_text
 
 LEXICON_FILE = "lexicon.txt.gz"
 FORMAT = "fitsub-lexicon"

@@ -45,9 +45,9 @@ from pathlib import Path
 import numpy as np
 
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_bytes
+from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.text import gzip_text, read_headed_text
 from fitsub.quality.lexicon import words_of
-from fitsub.unpack import gzip_text, read_headed_text
 
 LINKS_FILE = "links.txt.gz"
 FORMAT = "fitsub-links"

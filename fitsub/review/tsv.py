@@ -15,7 +15,7 @@ follows the extension:
 
 `check_review_path` is called before translating: an unknown extension, a directory or a
 missing folder is an `InputError` (one line, exit 2) and nothing is translated or written.
-The file is written atomically (`fitsub.io`).
+The file is written atomically (`fitsub.io.atomic`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from pathlib import Path
 from fitsub.budget import Limits
 from fitsub.document import Document
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_text, check_output_path
+from fitsub.io.atomic import atomic_write_text
+from fitsub.io.outputs import check_output_path
 from fitsub.pipeline import SegmentResult
 from fitsub.pipeline.summary import budget_flags
 from fitsub.review.edits import editable_text, timestamp
@@ -59,7 +60,7 @@ def review_format(path: Path) -> str:
 def check_review_path(path: Path, inputs: Iterable[Path] = ()) -> str:
     """Check a --review location before any work; its format (`tsv` or `html`).
 
-    InputError for an unknown extension, and for whatever `fitsub.io.check_output_path` refuses
+    InputError for an unknown extension, and for whatever `fitsub.io.outputs.check_output_path` refuses
     (a directory, a missing folder, a special file, one of `inputs`).
     """
     path = Path(path)

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from fitsub.errors import InputError
-from fitsub.io import read_text_lines
+from fitsub.io.text import read_text_lines
 from fitsub.units import char_length
 
 _CORPUS_SPEC = re.compile(r"^([^:]+)(?::([0-9]*\.?[0-9]+))?$")

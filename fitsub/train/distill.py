@@ -44,7 +44,8 @@ import numpy as np
 
 from fitsub.backend import Request, TranslationBackend
 from fitsub.errors import InputError
-from fitsub.io import atomic_write_text, read_text_lines
+from fitsub.io.atomic import atomic_write_text
+from fitsub.io.text import read_text_lines
 from fitsub.nmt.config import NOISE_MODES
 from fitsub.units import char_length
 

@@ -33,7 +33,7 @@ from fitsub.errors import InputError
 from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.length_positions import PE_METHODS, attach, detach
 from fitsub.hf.loading import META, META_FORMAT, load_pretrained
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
 from fitsub.train.corpus import Corpus, filter_pairs
 from fitsub.units import char_length

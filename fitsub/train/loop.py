@@ -27,7 +27,7 @@ import torch
 from torch import Tensor, nn
 from torch.nn.parallel import DistributedDataParallel
 
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 from fitsub.nmt.checkpoint import save_checkpoint
 from fitsub.nmt.loss import chunk_rows, projected_nll
 from fitsub.nmt.model import unwrap

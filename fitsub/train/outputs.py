@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 from fitsub.nmt.config import ModelConfig
 from fitsub.train.corpus import Corpus
 

@@ -47,13 +47,6 @@ def settings_of(cfg: DataConfig) -> dict[str, Any]:
     return {k: d[k] for k in SETTINGS}
 
 
-def data_config(settings: dict[str, Any], out_dir: str) -> DataConfig:
-    """The DataConfig a manifest's settings describe."""
-    values: dict[str, Any] = {k: v for k, v in settings.items() if k in SETTINGS}
-    values["tgt_langs"] = tuple(values.get("tgt_langs", ()))
-    return DataConfig(out_dir=out_dir, **values)
-
-
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

@@ -19,7 +19,7 @@ import torch
 from safetensors.torch import load_file
 from torch import Tensor
 
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 
 
 @dataclass

@@ -13,6 +13,7 @@ from review_helpers import page_data
 
 from fitsub.backend import Candidate
 from fitsub.budget import limits_for
+from fitsub.cli.report import alternatives_of, result_to_dict
 from fitsub.formats import document_bytes, parse_document
 from fitsub.pipeline import TranslateOptions, run, translate_document
 from fitsub.pipeline.alternatives import (
@@ -23,7 +24,6 @@ from fitsub.pipeline.alternatives import (
     offer,
 )
 from fitsub.pipeline.work import Unit, make_unit
-from fitsub.report import alternatives_of, result_to_dict
 from fitsub.review.page import review_page
 
 SRT = """1

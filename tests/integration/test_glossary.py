@@ -12,12 +12,12 @@ from doubles import ToyBackend, toy_translate
 from fitsub.backend import Candidate, Request
 from fitsub.budget import limits_for
 from fitsub.cli import main
+from fitsub.cli.report import result_to_dict
 from fitsub.errors import InputError
 from fitsub.formats import parse_document, read_document
 from fitsub.glossary import Glossary, Term, load_glossary, parse_glossary, placeholder
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.quality.score import NO_SCORING
-from fitsub.report import result_to_dict
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

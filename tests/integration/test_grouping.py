@@ -14,6 +14,7 @@ from doubles import ToyBackend, toy_translate
 
 from fitsub.backend import Candidate, Request
 from fitsub.budget import Limits, limits_for
+from fitsub.cli.report import result_to_dict
 from fitsub.document import Document
 from fitsub.formats import parse_document, read_document
 from fitsub.markup import protect, visible_text
@@ -31,7 +32,6 @@ from fitsub.pipeline import (
     summarize_results as summarize,
 )
 from fitsub.quality.score import NO_SCORING
-from fitsub.report import result_to_dict
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"

@@ -18,6 +18,7 @@ from nmt_helpers import digit_ids
 from test_distill import TINY, run, write_toy
 
 from fitsub.backend import Request
+from fitsub.cli.registry import open_model
 from fitsub.errors import InputError
 from fitsub.nat.backend import NATBackend
 from fitsub.nat.checkpoint import build_nat, checkpoint_arch, levt_config, load_levt
@@ -27,7 +28,6 @@ from fitsub.nat.levt_decode import _cap, levt_decode
 from fitsub.nat.levt_oracle import edits, random_deletion
 from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.registry import open_model
 from fitsub.train.batches import Batch
 from fitsub.train.nat_batches import levt_batch
 from fitsub.units import char_length, chars_no_space

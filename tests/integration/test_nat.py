@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
+from fitsub.cli.registry import open_model
 from fitsub.errors import InputError
 from fitsub.nat.backend import NATBackend
 from fitsub.nat.checkpoint import build_cmlm, checkpoint_arch, cmlm_config, load_cmlm
@@ -25,7 +26,6 @@ from fitsub.nmt.checkpoint import load_checkpoint, save_checkpoint
 from fitsub.nmt.loss import projected_nll
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.quality.flags import KnowsWords
-from fitsub.registry import open_model
 from fitsub.train.batches import Batch
 from fitsub.train.nat_batches import cmlm_batch
 from fitsub.units import char_length, chars_no_space

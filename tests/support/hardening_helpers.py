@@ -63,8 +63,8 @@ class CountingToy(ToyBackend):
 @contextmanager
 def toy_model(model_dir: Path) -> Iterator[type[CountingToy]]:
     """Within the block `fitsub translate` translates with `CountingToy` (no model is loaded):
-    the backend registry (`fitsub.registry`) locates `model_dir` and opens a toy there."""
-    from fitsub import registry
+    the backend registry (`fitsub.cli.registry`) locates `model_dir` and opens a toy there."""
+    from fitsub.cli import registry
 
     kind = registry.ModelKind.AUTOREGRESSIVE
     saved = registry.LOADERS[kind], registry.locate

@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import run
 from doubles import ToyBackend
 
-from fitsub import registry
+from fitsub.cli import registry
 
 # Cue 1 is hostile markup, 2 italic on two lines, 3 cannot fit, 4 a dialogue, 5 a sound effect
 # on screen for half a second (too short), 6 a plain line.

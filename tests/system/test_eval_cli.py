@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from fitsub import registry
 from fitsub.backend import Candidate, Request
-from fitsub.cli import main
-from fitsub.registry import LoadOptions
+from fitsub.cli import main, registry
+from fitsub.cli.registry import LoadOptions
 
 SRC = ["the cat sat on the mat", "hello world", "good morning to you all"]
 HYP = ["il gatto era seduto sul tappeto", "ciao mondo", "buongiorno a tutti"]

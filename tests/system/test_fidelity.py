@@ -131,7 +131,7 @@ def test_every_numeric_option_refuses_nan_inf_huge_and_negative(
 def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fitsub.io
+    import fitsub.io.atomic
 
     srt, out = tmp_path / "a.srt", tmp_path / "a.it.srt"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
@@ -140,7 +140,7 @@ def test_a_full_disk_is_one_line_exit_2_and_keeps_the_old_output(
     def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(fitsub.io, "_write_all", full)
+    monkeypatch.setattr(fitsub.io.atomic, "_write_all", full)
     err = _one_line_exit_2(["translate", "--lang", "it", str(srt), "--model", "identity", "-q"])
     assert "No space left on device" in err
     assert out.read_text(encoding="utf-8") == "old"
@@ -161,18 +161,18 @@ def test_a_full_disk_at_the_report_says_the_subtitle_file_was_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # issue 55: "(nothing written)" came after the subtitle file had been written
-    import fitsub.io
+    import fitsub.io.atomic
 
     srt, out, report = tmp_path / "a.srt", tmp_path / "a.it.srt", tmp_path / "r.json"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
-    real = fitsub.io._atomic_write
+    real = fitsub.io.atomic._atomic_write
 
     def full_at_json(path: Path, data: bytes) -> None:
         if path.suffix == ".json":
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(fitsub.io, "_atomic_write", full_at_json)
+    monkeypatch.setattr(fitsub.io.atomic, "_atomic_write", full_at_json)
     args = ["translate", "--lang", "it", str(srt), "--model", "identity", "-q", "-o", str(out)]
     err = _one_line_exit_2([*args, "--report", str(report)])
     assert f"{report}: cannot write it: No space left on device" in err
@@ -201,7 +201,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str
 ) -> None:
     # issue 44: a batch interrupted after writing a file said "nothing written"
-    import fitsub.many_files
+    import fitsub.cli.many_files
 
     for name in ("a", "b", "c"):
         (tmp_path / f"{name}.srt").write_text(
@@ -209,7 +209,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
         )
     calls = []
     real_translate = IdentityBackend.translate
-    real_write = fitsub.many_files.summarize_results
+    real_write = fitsub.cli.many_files.summarize_results
 
     def translate(self: IdentityBackend, *a: object, **k: object) -> object:
         calls.append(1)
@@ -223,7 +223,7 @@ def test_ctrl_c_in_a_batch_names_exactly_the_files_written(
         return real_write(*a, **k)  # type: ignore[arg-type]
 
     monkeypatch.setattr(IdentityBackend, "translate", translate)
-    monkeypatch.setattr(fitsub.many_files, "summarize_results", after_write)
+    monkeypatch.setattr(fitsub.cli.many_files, "summarize_results", after_write)
     files = [str(tmp_path / f"{n}.srt") for n in ("a", "b", "c")]
     res = cli(["translate", "--lang", "it", *files, "--model", "identity", "-q", "--threads", "1"])
     assert res.code == 130

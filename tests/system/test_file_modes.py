@@ -15,7 +15,7 @@ import pytest
 from cli_helpers import run
 from review_helpers import export_edits, translate_with_review, use_toy_backend
 
-from fitsub.io import atomic_write_bytes
+from fitsub.io.atomic import atomic_write_bytes
 
 SRT = "1\n00:00:01,000 --> 00:00:02,000\nHello there.\n"
 

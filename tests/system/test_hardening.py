@@ -13,7 +13,8 @@ from hardening_helpers import cli, toy_model
 
 from fitsub.errors import InputError
 from fitsub.formats import parse_document, read_document, render_document
-from fitsub.io import TMP_SUFFIX, atomic_write_bytes, check_output_path
+from fitsub.io.atomic import TMP_SUFFIX, atomic_write_bytes
+from fitsub.io.outputs import check_output_path
 
 SRT = "1\n00:00:01,000 --> 00:00:02,000\nHello there.\n\n2\n00:00:03,000 --> 00:00:04,000\nGo home now.\n"
 VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nHello there.\n"

@@ -10,14 +10,13 @@ import pytest
 from doubles import ToyBackend
 from review_helpers import page_data
 
-from fitsub import registry
 from fitsub.budget import limits_for
-from fitsub.cli import main
+from fitsub.cli import main, registry
+from fitsub.cli.report import result_to_dict
 from fitsub.errors import InputError
 from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline import summarize_results as summarize
-from fitsub.report import result_to_dict
 from fitsub.review.page import review_page as review_html
 from fitsub.review.tsv import COLUMNS, check_review_path, review_tsv, write_review
 

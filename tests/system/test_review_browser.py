@@ -21,7 +21,7 @@ from cli_helpers import run
 from doubles import NBestToyBackend
 from review_helpers import translate_with_review, use_toy_backend
 
-from fitsub import registry
+from fitsub.cli import registry
 
 
 @pytest.fixture

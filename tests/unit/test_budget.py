@@ -17,7 +17,7 @@ from fitsub.budget import (
     segment_budget,
     summarize_budgets,
 )
-from fitsub.units import char_length, chars_per_subword, subword_budget
+from fitsub.units import char_length
 
 IT = LANGUAGE_LIMITS["it"]
 EN = LANGUAGE_LIMITS["en"]
@@ -152,40 +152,6 @@ def test_budget_to_dict_is_json() -> None:
     d = json.loads(json.dumps(b.to_dict()))
     assert d["chars"] == 42 and d["binding"] == "speed" and d["unit"] == "char"
     assert d["ratio_limit"] == 50 and d["min_plausible_chars"] == 25
-
-
-def test_subword_budget_rounds_down() -> None:
-    assert subword_budget(42, 3.5) == 12
-    assert subword_budget(43, 3.5) == 12
-    assert subword_budget(3, 3.5) == 0
-    with pytest.raises(ValueError):
-        subword_budget(10, 0.0)
-
-
-class _WordTokenizer:
-    """One id per whitespace-separated word (ids by first appearance), then EOS (id 3)."""
-
-    def __init__(self) -> None:
-        self.vocab: dict[str, int] = {}
-
-    def encode(self, text: str) -> list[int]:
-        return [self.vocab.setdefault(w, 10 + len(self.vocab)) for w in text.split()] + [3]
-
-
-def test_chars_per_subword_measured_on_texts() -> None:
-    tok = _WordTokenizer()
-    # 5 + 3 characters over 2 + 1 word pieces; EOS ignored.
-    assert chars_per_subword(tok, ["ab cd", "efg"], ignore_ids={3}) == pytest.approx(8 / 3)
-    # Counting EOS as a piece: 8 characters over 5 ids.
-    assert chars_per_subword(tok, ["ab cd", "efg"]) == pytest.approx(8 / 5)
-    rate = chars_per_subword(tok, ["la casa è rossa"], ignore_ids={3})
-    assert rate == pytest.approx(15 / 4)
-    assert subword_budget(42, rate) == 11  # 42 / 3.75 = 11.2
-
-
-def test_chars_per_subword_needs_text() -> None:
-    with pytest.raises(ValueError, match="no non-empty text"):
-        chars_per_subword(_WordTokenizer(), ["", "  "], ignore_ids={3})
 
 
 def test_summary_counts_and_ratios() -> None:

@@ -9,7 +9,7 @@ import pytest
 from cli_helpers import run
 
 from fitsub.budget import BUILTIN, segment_budget, tight_gaps
-from fitsub.config_file import load_settings
+from fitsub.cli.config_file import load_settings
 from fitsub.errors import InputError
 
 SRT = (

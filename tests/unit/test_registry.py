@@ -1,4 +1,4 @@
-"""The backend registry (`fitsub.registry`): which kind of model `--model` names and which loader
+"""The backend registry (`fitsub.cli.registry`): which kind of model `--model` names and which loader
 opens it; the model family as a typed field of `ModelConfig`, read from older configs' `extra`."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from fitsub import registry
 from fitsub.backend import Candidate, Request
+from fitsub.cli import registry
+from fitsub.cli.registry import LOADERS, LoadOptions, ModelKind, model_kind, open_model
 from fitsub.errors import ModelMissingError
 from fitsub.identity import IdentityBackend
 from fitsub.nmt.config import ModelConfig, config_arch
-from fitsub.registry import LOADERS, LoadOptions, ModelKind, model_kind, open_model
 
 SHIPPED = Path(__file__).resolve().parents[2] / "models"
 

@@ -9,11 +9,11 @@ from rich.console import Console
 from table_helpers import table_rows as _rows
 
 from fitsub.budget import Budget
+from fitsub.cli.report import comparison_tsv
+from fitsub.cli.results_table import COLUMNS, comparison_table, table_columns
 from fitsub.lengthpred.policy import Requested
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.quality.flags import Flag
-from fitsub.report import comparison_tsv
-from fitsub.results_table import COLUMNS, comparison_table, table_columns
 
 ALL_HEADERS = [c.header for c in COLUMNS.values()]
 

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
 from fitsub.units import (
     chars_in_time,
     chars_to_no_space,
     ratio_band,
     ratio_chars_ceil,
     ratio_chars_floor,
-    subword_budget,
     subword_target,
 )
 
@@ -36,9 +33,6 @@ def test_reading_speed_in_characters() -> None:
 def test_subword_lengths() -> None:
     assert subword_target(42, 3.5) == 12
     assert subword_target(1, 3.5) == 1  # never 0
-    assert subword_budget(42, 3.75) == 11
-    with pytest.raises(ValueError):
-        subword_budget(-1, 3.5)
 
 
 def test_chars_rescaled_without_spaces() -> None:

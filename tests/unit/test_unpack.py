@@ -15,7 +15,8 @@ import pytest
 from fitsub.errors import InputError
 from fitsub.formats import read_bytes_document
 from fitsub.formats.pptx import MAX_XML_PART, MIN_TOTAL, check_zip, total_limit
-from fitsub.unpack import MAX_MODEL_TEXT, check_zip_parts, gunzip_bounded, read_gzip_text
+from fitsub.io.text import MAX_MODEL_TEXT, read_gzip_text
+from fitsub.io.unpack import check_zip_parts, gunzip_bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 SLIDE = "ppt/slides/slide1.xml"

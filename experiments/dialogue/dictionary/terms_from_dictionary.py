@@ -60,6 +60,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build import read_dictionary  # noqa: E402
+
 from fitsub.quality.lexicon import words_of  # noqa: E402
 from fitsub.quality.links import read_links  # noqa: E402
 

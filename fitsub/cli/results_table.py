@@ -4,7 +4,7 @@ Every row shows its id, whether the fitted text fits, its flags and the fitted t
 its column); a wider terminal adds the quality, the lengths, the budget, the length asked, the
 binding limit, the source's length and the index, in that order, while they fit (`OPTIONAL`);
 `--wide` shows every column. Numbers never wrap. The same rows as TSV and JSON are
-`fitsub.report`'s (every column, whatever the width).
+`fitsub.cli.report`'s (every column, whatever the width).
 """
 
 from __future__ import annotations

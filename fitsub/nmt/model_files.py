@@ -1,6 +1,6 @@
 """Where a fitsub checkpoint is, and its text files checked before anything heavy loads.
 
-Light on purpose (no torch, no model code): `fitsub.registry.open_model` finds the checkpoint
+Light on purpose (no torch, no model code): `fitsub.cli.registry.open_model` finds the checkpoint
 (`resolve_model_dir`) and checks its lexicon and word links (`check_model_files`: a gzip bomb is
 refused in one line, counted in the bytes that come out and kept nowhere) before importing torch
 (233 MB) and loading the weights; `fitsub.nmt.backend` reads the files afterwards as before.
@@ -15,10 +15,10 @@ import os
 from pathlib import Path
 
 from fitsub.errors import ModelMissingError
+from fitsub.io.text import check_gzip_text
 from fitsub.nmt.config import Arch, config_arch
 from fitsub.quality.lexicon import LEXICON_FILE
 from fitsub.quality.links import LINKS_FILE
-from fitsub.unpack import check_gzip_text
 
 MODEL_ENV = "FITSUB_MODEL_DIR"
 # a checkpoint's config, weights and tokenizer (`fitsub.nmt.checkpoint` reads them)
@@ -29,7 +29,7 @@ TEXT_FILES = {LEXICON_FILE: "lexicon", LINKS_FILE: "word links file"}
 
 def default_models_dir() -> Path:
     """`<repo root>/models`: the directory next to the `fitsub` package."""
-    return Path(__file__).resolve().parents[1] / "models"
+    return Path(__file__).resolve().parents[2] / "models"
 
 
 def resolve_model_dir(model: Path | None, src: str, tgt: str) -> Path:
@@ -81,7 +81,7 @@ def checkpoint_arch(path: str | Path) -> Arch | None:
 
 def check_model_files(model_dir: Path) -> None:
     """`InputError` (one line) when a checkpoint's lexicon or word links file is too large or
-    decompresses to too much (`fitsub.unpack.MAX_MODEL_TEXT`); nothing is kept. A folder without
+    decompresses to too much (`fitsub.io.text.MAX_MODEL_TEXT`); nothing is kept. A folder without
     them, or no checkpoint at all, passes (its loader says what is missing)."""
     for name, what in TEXT_FILES.items():
         path = Path(model_dir) / name

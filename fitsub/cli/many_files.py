@@ -1,4 +1,5 @@
-"""Many files in one run: output names, one file's read → translate → write, the summary line.
+"""Many files in one run: the inputs a folder or pattern names, one file's read → translate →
+write, the summary line.
 
 `fitsub translate DIR_OR_GLOB… --out-dir OUT` loads the model once and calls `translate_file`
 for each file; a file that fails (bad input, an unwritable output) is recorded and the run goes
@@ -9,17 +10,18 @@ a failed file writes nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.cli.report import plural, report_dict
 from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats import document_bytes, read_document, with_target_language
 from fitsub.identity import is_identity
-from fitsub.io import check_inside
+from fitsub.io.outputs import STDIO
 from fitsub.pipeline import (
     Progress,
     Summary,
@@ -27,43 +29,6 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.report import plural, report_dict
-
-
-def output_name(src: Path, lang: str, src_lang: str) -> str:
-    """`talk.srt` → `talk.it.srt`; `talk.en.srt` → `talk.it.srt`."""
-    stem = src.stem
-    if stem.endswith(f".{src_lang}"):
-        stem = stem[: -len(src_lang) - 1]
-    return f"{stem}.{lang}{src.suffix}"
-
-
-def batch_outputs(
-    files: Sequence[tuple[Path, Path | None]], out_dir: Path | None, lang: str, src_lang: str
-) -> list[Path]:
-    """Each input's output: in `out_dir` (keeping the layout under a named folder) or beside it.
-
-    `InputError` when two inputs would write the same output or an output is an input.
-    """
-    outputs: list[Path] = []
-    for src, root in files:
-        name = output_name(src, lang, src_lang)
-        if out_dir is None:
-            outputs.append(src.with_name(name))
-        else:
-            rel = src.parent.relative_to(root) if root is not None else Path()
-            outputs.append(out_dir / rel / name)
-            check_inside(outputs[-1], out_dir, "--out-dir")
-    seen: dict[str, Path] = {}
-    inputs = {os.path.abspath(src) for src, _ in files}
-    for (src, _), out in zip(files, outputs, strict=True):
-        key = os.path.abspath(out)
-        if key in seen:
-            raise InputError(out, f"both {seen[key]} and {src} would be written here")
-        if key in inputs:
-            raise InputError(out, "an output would overwrite an input; use --out-dir")
-        seen[key] = src
-    return outputs
 
 
 @dataclass
@@ -103,7 +68,8 @@ def translate_file(
     progress: Progress | None = None,
 ) -> FileOutcome:
     """Read, translate and write one file (atomically); errors are the caller's to catch."""
-    from fitsub.io import atomic_write_bytes, check_output_path
+    from fitsub.io.atomic import atomic_write_bytes
+    from fitsub.io.outputs import check_output_path
 
     doc = read_document(src, fmt, encoding)
     if out.parent.is_dir():  # else created below, once there is something to write
@@ -141,3 +107,53 @@ def translate_file(
 def encoding_info(doc: Document) -> dict[str, object]:
     """How the input's encoding was chosen, for the JSON report."""
     return {"encoding": doc.encoding, "by": doc.detected_by, "confidence": doc.confidence}
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_inputs(
+    args: Sequence[Path], extensions: Collection[str]
+) -> list[tuple[Path, Path | None]]:
+    """The files named by paths, folders and glob patterns, each with the folder it came from.
+
+    A folder gives every file under it (recursively, sorted) whose extension is in
+    `extensions`; a pattern the shell left unexpanded (``'talks/*.srt'``, ``**`` recursive) gives
+    its matches; a file is itself. Each file comes once, with the folder it was found in (None for
+    a file named directly or by a pattern), so batch outputs can keep the folder's layout.
+    `InputError` for a name that is none of these or a folder or pattern that matches nothing.
+    """
+    import glob
+
+    found: list[tuple[Path, Path | None]] = []
+    seen: set[str] = set()
+
+    def add(path: Path, root: Path | None) -> None:
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
+            found.append((path, root))
+
+    for arg in args:
+        text = str(arg)
+        if text == STDIO:
+            add(arg, None)
+        elif arg.is_dir():
+            files = sorted(
+                p for p in arg.rglob("*") if p.is_file() and p.suffix.lower() in extensions
+            )
+            if not files:
+                known = ", ".join(sorted(extensions))
+                raise InputError(arg, f"folder holds no file to translate ({known})")
+            for p in files:
+                add(p, arg)
+        elif not arg.exists() and _GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            files = [Path(m) for m in matches if Path(m).is_file()]
+            if not files:
+                raise InputError(arg, "pattern matches no file")
+            for p in files:
+                add(p, None)
+        else:
+            add(arg, None)  # read_document says what is wrong with it, if anything
+    return found

@@ -141,7 +141,7 @@ def locate(model: Path | None, *, src_lang: str, lang: str) -> Path:
 
     if model is not None and (is_identity(model) or is_hf_model(model)):
         return Path(str(model))
-    from fitsub.model_files import resolve_model_dir  # (no torch yet)
+    from fitsub.nmt.model_files import resolve_model_dir  # (no torch yet)
 
     return resolve_model_dir(model, src_lang, lang)
 
@@ -156,7 +156,7 @@ def model_kind(model: Path) -> ModelKind:
         return ModelKind.IDENTITY
     if is_hf_model(model):
         return ModelKind.HUGGING_FACE
-    from fitsub.model_files import checkpoint_arch  # (from config.json: no torch)
+    from fitsub.nmt.model_files import checkpoint_arch  # (from config.json: no torch)
 
     return _BY_ARCH[checkpoint_arch(model) or "ar"]
 
@@ -173,10 +173,10 @@ def open_model(
 ) -> TranslationBackend:
     """The backend of the model `--model` names (`locate`), opened by its kind's loader; a
     checkpoint's lexicon and word links are checked first (a decompression bomb is refused
-    before torch is imported and the weights load: `fitsub.model_files.check_model_files`)."""
+    before torch is imported and the weights load: `fitsub.nmt.model_files.check_model_files`)."""
     path = locate(model, src_lang=src_lang, lang=lang)
     if not is_identity(path):
-        from fitsub.model_files import check_model_files
+        from fitsub.nmt.model_files import check_model_files
 
         check_model_files(path)
     how = LoadOptions(

@@ -1,7 +1,7 @@
 """The comparison of fitted against unconstrained translations: rich tables, TSV and JSON.
 
 The per-segment table has one definition (`comparison_rows`: a header and plain cells) and three
-layouts: a rich table for a terminal (`fitsub.results_table`: the columns that fit its width),
+layouts: a rich table for a terminal (`fitsub.cli.results_table`: the columns that fit its width),
 tab-separated values when the output is not a terminal (stable: one line per segment,
 the same columns always, tabs and newlines inside a cell escaped), and JSON.
 """
@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import Budget, BudgetSummary, fitting_mode
-from fitsub.io import atomic_write_text
+from fitsub.io.atomic import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 from fitsub.pipeline.alternatives import Alternative
 from fitsub.quality.registry import TOO_SHORT, TOO_SMALL
