@@ -8,11 +8,14 @@ export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 # uv installs when it is on PATH (faster: docs/development.md), pip otherwise; NO_UV=1: pip.
 # uv reads neither pip's configuration nor PIP_* variables: the constraints, and the places
 # torch's build may come from (PIP_FIND_LINKS, PIP_INDEX_URL, PIP_EXTRA_INDEX_URL), are passed on.
+# --compile-bytecode as pip does: without .pyc files (and with PYTHONDONTWRITEBYTECODE set, as on
+# the project's machines) every fitsub process compiles torch's modules again (+4 s of CPU).
 NO_UV ?=
 UV := $(if $(NO_UV),,$(shell command -v uv 2>/dev/null))
 ifneq ($(UV),)
 export UV_CONSTRAINT := $(CURDIR)/constraints.txt
-INSTALL = $(UV) pip install -q --python $(BIN)/python $(foreach l,$(PIP_FIND_LINKS),--find-links $(l)) \
+INSTALL = $(UV) pip install -q --compile-bytecode --python $(BIN)/python \
+	$(foreach l,$(PIP_FIND_LINKS),--find-links $(l)) \
 	$(if $(PIP_INDEX_URL),--index-url $(PIP_INDEX_URL)) \
 	$(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 else
