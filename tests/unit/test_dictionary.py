@@ -70,9 +70,9 @@ def test_a_lexicon_with_its_dictionary_calls_no_real_word_unknown() -> None:
     [
         (None, "cannot read the word list"),
         (b"not gzip at all", "not readable gzip"),
-        (gzip.compress(b"\xc1\xc1"), "cannot read the word list"),
-        (gzip.compress(b"\x92\x81\xa6format\xa2xx\x90"), "bad header"),
-        (gzip.compress(b"\x91\x82\xa6format\xa2cB\xa7version\x01"), "is empty"),
+        (gzip.compress(b"\xc1\xc1", mtime=0), "cannot read the word list"),
+        (gzip.compress(b"\x92\x81\xa6format\xa2xx\x90", mtime=0), "bad header"),
+        (gzip.compress(b"\x91\x82\xa6format\xa2cB\xa7version\x01", mtime=0), "is empty"),
     ],
 )
 def test_a_missing_or_corrupt_word_list_is_one_input_error(

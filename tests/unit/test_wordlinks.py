@@ -87,13 +87,15 @@ def test_lines_not_aligned_are_refused(tmp_path: Path) -> None:
         (b"\x1f\x8bnot gzip", "corrupt word links file"),
         (b"# fitsub-lexicon 1\ncat\t3\n", "not a fitsub word links file"),
         (
-            gzip.compress(b"# fitsub-links 1\n# function: the\ncat gatto\n"),
+            gzip.compress(b"# fitsub-links 1\n# function: the\ncat gatto\n", mtime=0),
             "expected 'word<TAB>words'",
         ),
-        (gzip.compress(b"# fitsub-links 1\ncat\tgatto\n"), "no '# function:' line"),
-        (gzip.compress(b"# fitsub-links 1\n# function: the\ncat\tgatto  3\n"), "got 'cat"),
+        (gzip.compress(b"# fitsub-links 1\ncat\tgatto\n", mtime=0), "no '# function:' line"),
+        (gzip.compress(b"# fitsub-links 1\n# function: the\ncat\tgatto  3\n", mtime=0), "got 'cat"),
         (
-            gzip.compress(b"# fitsub-links 1\n# function: the\n# entries: 3\ncat\tgatto\n"),
+            gzip.compress(
+                b"# fitsub-links 1\n# function: the\n# entries: 3\ncat\tgatto\n", mtime=0
+            ),
             "header says 3",
         ),
     ],
