@@ -97,11 +97,16 @@ typecheck: dev-setup
 
 # The tests in three tiers (pyproject's testpaths runs all three, fastest first):
 # unit (one module), integration (modules together, tiny models), system (the CLI end to end).
+# PYTEST_WORKERS processes run them side by side (pytest-xdist; each takes the next test when
+# done); PYTEST_WORKERS=0 runs them one after another in one process.
+PYTEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+
 pytest: dev-setup
-	$(BIN)/pytest
+	$(PYTEST)
 
 unit integration system: dev-setup
-	$(BIN)/pytest tests/$@
+	$(PYTEST) tests/$@
 
 # The declared dependency floors, tested in a throwaway environment (constraints-min.txt).
 min-versions:
