@@ -24,10 +24,10 @@ from fitsub.dubbing.speech import ESPEAK_WPM, SyllableCounter, require_espeak, s
 from fitsub.errors import InputError
 from fitsub.io.atomic import atomic_write_bytes, atomic_write_text
 from fitsub.markup import visible_text
+from fitsub.quality.registry import TOO_LONG_TO_SPEAK as TOO_LONG
+from fitsub.quality.registry import TOO_SHORT_TO_SPEAK as TOO_SHORT
 
-TOLERANCE = 0.15
-TOO_LONG = "too-long-to-speak"
-TOO_SHORT = "too-short-to-speak"
+TOLERANCE = 0.15  # the band of `flag_for`; the registry's meanings say 15 %
 
 Synthesize = Callable[[str, str, int | None], float]
 

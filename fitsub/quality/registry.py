@@ -2,7 +2,8 @@
 
 A flag is a `FlagKind`: its `name` (what reports, tables and the review page show), its
 `severity`, its `meaning` (the one line a user reads: the review page's tooltip, the docs' table)
-and `check`, where its check runs (`module:function`). The pipeline, the report (its counts in
+and `check`, where its check runs (`module:function`). `fitsub dub-check` flags a dubbed line
+with `DUB_FLAGS` (not `translate`). The pipeline, the report (its counts in
 `FLAG_NAMES` order), the review page (as JSON: `fitsub.review.page.live.page_checks`) and
 docs/quality.md's flag table read this module; tests/unit/test_flag_registry.py holds the table
 to it and fails when a flag's name, severity or meaning is written anywhere else in fitsub/.
@@ -59,6 +60,8 @@ UNKNOWN_WORD = "unknown-word"
 LOW_QUALITY = "low-quality"
 TOO_SMALL = "too-small"
 TOO_SHORT = "too-short"
+TOO_LONG_TO_SPEAK = "too-long-to-speak"
+TOO_SHORT_TO_SPEAK = "too-short-to-speak"
 
 QUALITY_FLAGS: tuple[FlagKind, ...] = (  # one kind a line: the order of a segment's flags
     FlagKind(
@@ -144,7 +147,21 @@ BUDGET_FLAGS: tuple[FlagKind, ...] = (  # the budget's own warnings (`fitsub.bud
         "fitsub.budget.slot:is_too_short",
     ),
 )
-FLAGS: dict[str, FlagKind] = {k.name: k for k in (*QUALITY_FLAGS, *BUDGET_FLAGS)}
+DUB_FLAGS: tuple[FlagKind, ...] = (  # `fitsub dub-check`, per dubbed line (`fitsub.dubbing.check`)
+    FlagKind(
+        TOO_LONG_TO_SPEAK,
+        BUDGET,
+        "the dubbed line, spoken, takes more than 15 % longer than the source line (dub-check)",
+        "fitsub.dubbing.check:flag_for",
+    ),
+    FlagKind(
+        TOO_SHORT_TO_SPEAK,
+        BUDGET,
+        "the dubbed line, spoken, takes more than 15 % less time than the source line (dub-check)",
+        "fitsub.dubbing.check:flag_for",
+    ),
+)
+FLAGS: dict[str, FlagKind] = {k.name: k for k in (*QUALITY_FLAGS, *BUDGET_FLAGS, *DUB_FLAGS)}
 FLAG_NAMES: tuple[str, ...] = tuple(k.name for k in QUALITY_FLAGS)
 RECHECKED: tuple[str, ...] = tuple(k.name for k in QUALITY_FLAGS if k.rechecked)
 

@@ -147,3 +147,14 @@ def test_the_python_checks_give_the_shared_live_cases() -> None:
             case["source"], case["edited"], case["unconstrained"], None, tgt_lang=case["lang"]
         )
         assert [[f.name, f.detail] for f in flags if f.name in live] == case["flags"], case
+
+
+def test_the_dub_check_flags_are_registered_once() -> None:
+    from fitsub.dubbing import check
+
+    for name, ratio in (("too-long-to-speak", 1.2), ("too-short-to-speak", 0.8)):
+        assert name in FLAGS and FLAGS[name].severity == "budget"
+        assert check.flag_for(ratio) == name  # dub-check's flag is the registry's name
+        assert f"{round(100 * check.TOLERANCE)} %" in FLAGS[name].meaning
+    assert check.TOO_LONG is FLAGS["too-long-to-speak"].name
+    assert check.TOO_SHORT is FLAGS["too-short-to-speak"].name
