@@ -44,7 +44,12 @@ not merely edited (experiments/quality-estimation/qe_marks.py; the earlier calib
 sentence-chrF label agreed with that reading on fewer than half of the lines). A missing signal
 (no unconstrained translation, a backend that cannot score) takes its calibration mean (z = 0).
 A segment whose score is under the threshold of its target language (`thresholds`, else the
-shared `threshold`) gets the flag `low-quality`. A backend without `score_outputs` gets no
+shared `threshold`) gets the flag `low-quality`. Per register (issue 58): where the model gives a
+language `register_thresholds` (a threshold per band of the source's length in words: a short
+dialogue cue, a talk's long sentence), `estimate` recentres each score on its band
+(`QualityModel.register_shift`, a per-band intercept of the regression), so that the language's
+threshold flags it exactly when the raw score is under its band's threshold; the shown score,
+`--quality-threshold` and the review page's red all read that recentred score. A backend without `score_outputs` gets no
 score at all (None), said once.
 """
 
@@ -142,19 +147,44 @@ class QualityModel:
     low: tuple[float, ...] = ()
     high: tuple[float, ...] = ()
 
+    # per target language, the threshold by the source's length in words (`source_words`):
+    # ((max words, threshold), ...) in increasing max words, the last band taking every longer
+    # source; a talk's long sentence and a short dialogue cue are not flagged at one threshold
+    register_thresholds: tuple[tuple[str, tuple[tuple[int, float], ...]], ...] = ()
+
     def threshold_for(self, lang: str | None) -> float:
         """The flag threshold for target language `lang` (`de`, `de-AT`): its own when it was
         calibrated, else the shared one."""
-        base = (lang or "").strip().lower().replace("_", "-").split("-")[0]
-        return dict(self.thresholds).get(base, self.threshold)
+        return dict(self.thresholds).get(_base_lang(lang), self.threshold)
+
+    def threshold_at(self, lang: str | None, words: int) -> float:
+        """The threshold the raw score of a source of `words` words is held to in `lang`: its
+        length band's (`register_thresholds`), else the language's (`threshold_for`)."""
+        bands = dict(self.register_thresholds).get(_base_lang(lang), ())
+        for max_words, cut in bands:
+            if words <= max_words:
+                return cut
+        return bands[-1][1] if bands else self.threshold_for(lang)
+
+    def register_shift(self, lang: str | None, words: int | None) -> float:
+        """What the register moves the score's logit of P(wrong) by: logit(band's threshold) -
+        logit(the language's), so that the shifted score is under the language's threshold
+        exactly when the raw score is under its band's (0: no bands, or no length given)."""
+        if words is None or not self.register_thresholds:
+            return 0.0
+        return _logit(self.threshold_at(lang, words)) - _logit(self.threshold_for(lang))
 
     def reads(self, signal: str) -> bool:
         """Whether a feature of the model is `signal` or an interaction with it."""
         return any(signal in name.split("*") for name in self.features)
 
-    def score(self, signals: Mapping[str, float | None]) -> float:
-        """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean)."""
-        z = self.intercept
+    def score(
+        self, signals: Mapping[str, float | None], lang: str | None = None, words: int | None = None
+    ) -> float:
+        """P(not wrong) in [0, 1] of one segment's signals (missing ones at their mean); with
+        the target language and the source's length in words, recentred on the register
+        (`register_shift`)."""
+        z = self.intercept + self.register_shift(lang, words)
         n = len(self.features)
         low = self.low or (-math.inf,) * n
         high = self.high or (math.inf,) * n
@@ -167,7 +197,25 @@ class QualityModel:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (the `model.json` layout)."""
-        return {**dataclasses.asdict(self), "thresholds": dict(self.thresholds)}
+        return {
+            **dataclasses.asdict(self),
+            "thresholds": dict(self.thresholds),
+            "register_thresholds": {k: [list(b) for b in v] for k, v in self.register_thresholds},
+        }
+
+
+def _base_lang(lang: str | None) -> str:
+    return (lang or "").strip().lower().replace("_", "-").split("-")[0]
+
+
+def source_words(source: str) -> int:
+    """The source's length in words (whitespace-separated), what `register_thresholds` bands."""
+    return len(source.split())
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def _sigmoid(z: float) -> float:
@@ -196,6 +244,10 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
             ),
             low=tuple(float(x) for x in data.get("low", ())),
             high=tuple(float(x) for x in data.get("high", ())),
+            register_thresholds=tuple(
+                (str(k), tuple((int(w), float(t)) for w, t in v))
+                for k, v in dict(data.get("register_thresholds", {})).items()
+            ),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(Path(path), f"not a quality model ({err})") from None
@@ -206,7 +258,13 @@ def parse_model(data: Any, path: Path | str) -> QualityModel:
     numbers = (*model.mean, *model.scale, *model.coef, model.intercept, *model.low, *model.high)
     if not all(math.isfinite(x) for x in numbers):
         raise InputError(Path(path), "not a quality model (a weight is not a finite number)")
-    cuts = (model.threshold, *(t for _, t in model.thresholds))
+    bands = [b for _, v in model.register_thresholds for b in v]
+    cuts = (model.threshold, *(t for _, t in model.thresholds), *(t for _, t in bands))
+    if any(
+        not v or [w for w, _ in v] != sorted({w for w, _ in v})
+        for _, v in model.register_thresholds
+    ):
+        raise InputError(Path(path), "not a quality model (register bands not in increasing words)")
     if not all(0.0 <= t <= 1.0 for t in cuts):
         raise InputError(Path(path), "not a quality model (a threshold outside [0, 1])")
     unknown = {f for f in feats if not known_feature(f)}
@@ -391,7 +449,7 @@ def estimate(
             source=s, fitted=f, unconstrained=u, score=sc, free_score=free,
             lexicon=lexicon, tgt_lang=lang, links=links,
         )  # fmt: skip
-        out[i] = model.score(signals)
+        out[i] = model.score(signals, lang, source_words(s))
     for i, (s, _, _) in enumerate(sentences):
         if not s.strip():
             out[i] = 1.0
