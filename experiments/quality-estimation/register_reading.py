@@ -96,6 +96,17 @@ def main() -> None:
         print(f"{lang}: {len(sel)} lines, marks {marks}")
         for key in ("before", "after"):
             print(f"  {key}: {figures(sel, key)}")
+    print("per set: lines, reader-bad (must retranslate) %, flagged % before -> after, ratio after")
+    for lang in LANGS:
+        for name in SETS:
+            sel = [r for r in data if r["lang"] == lang and r["set"] == name]
+            if sel:
+                bad = sum(r["mark"] == "retranslate" for r in sel) / len(sel)
+                b, f = (sum(bool(r[k]) for r in sel) / len(sel) for k in ("before", "after"))
+                print(
+                    f"  {lang} {name}: {len(sel)}, {100 * bad:.0f} %, {100 * b:.0f} -> {100 * f:.0f} %,"
+                    f" {f / max(bad, 1e-9):.2f}"
+                )
     if a.write:
         head = "lang\tset\tline\tmark\treversed\tquality_raw\tflags_before\tflags_after\tfitted"
         lines = [head] + [
