@@ -2,7 +2,8 @@
 
 A dubbed line must be speakable in the time the actor on screen speaks (isochrony). The window
 of a segment is, with `isochrony="source"` (the default), the source's estimated speaking time,
-its syllables ÷ the source language's rate; with `isochrony="cue"`, the cue's duration. The
+its syllables ÷ the source language's rate; with `isochrony="cue"`, the cue's duration. A
+dialogue cue has one window per speaker turn (`turn_windows`), the cue's their sum. The
 window's upper end is that time, its lower end `LOW` (10 %) shorter: Brannon, Virkar & Thompson
 2023 find human dubs often break strict isochrony, so a window, not an exact length.
 
@@ -14,11 +15,21 @@ scaled per language (docs/results/dubbing.md). The window's characters are the s
 limit (`fitsub.budget.segment.budget_for`). The exact syllable count (espeak-ng,
 `fitsub.dubbing.speech`) is then checked on the n-best (`fitsub.pipeline.run`), which is
 re-ranked by closeness to the target.
+
+Pauses: `speaking_seconds` estimates a line's time as its syllables at the language's
+articulation rate plus the pauses inside it (`pause_counts`, `PAUSE_SECONDS`), fitted to
+espeak-ng (experiments/dubbing/pauses.py); it predicts synthesized time better than syllables ÷
+rate, and `fitsub eval --unit seconds` and `fitsub dub-check` measure with it. The windows keep
+the published rates, whose average holds the pauses: windows built from the pause estimate
+(the source's pauses taken off the target's syllables) fitted fewer dev lines
+(docs/results/dubbing.md, "Pauses").
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +51,63 @@ CHARS_PER_SYLLABLE: dict[str, float] = {"en": 3.63, "it": 2.75, "de": 3.40, "fr"
 """Characters (`char_length`, spaces and punctuation included) per espeak-ng syllable of each
 language's text, measured on 100 dev sentences (ud-pud lines 1-100; docs/results/dubbing.md):
 the character length a syllable budget asks of a character-controlled model."""
+
+PAUSE_KINDS: tuple[str, ...] = ("comma", "break")
+"""The marks inside a line that a speaker pauses at: `comma` (a comma, semicolon or colon) and
+`break` (a dash, an ellipsis, or a sentence end with more text after it: each rarer than a
+comma, and pooled so that one weight is fitted on enough of them). A line's last mark is not
+counted: the time after the last word is not the line's (dub-check trims it, an actor stops)."""
+
+_ELLIPSIS = re.compile(r"(?:\.\.+|…)(?=\s+\S)")
+_COMMA = re.compile(r"[,;:](?=\s+\S)")
+_BREAK = re.compile(r"\s(?:--|[-–—])(?=\s+\S)|[–—](?=\S)|[.!?]+(?=\s+\S)")
+
+
+def pause_counts(text: str) -> dict[str, int]:
+    """How many of each `PAUSE_KINDS` mark `text` holds inside it (followed by more words):
+    "Well, I — I don't know... Wait. Go!" holds a comma and three breaks."""
+    ellipses = len(_ELLIPSIS.findall(text))
+    rest = _ELLIPSIS.sub(" ", text)
+    return {"comma": len(_COMMA.findall(rest)), "break": ellipses + len(_BREAK.findall(rest))}
+
+
+ARTICULATION_RATES: dict[str, float] = {"en": 6.40, "it": 7.28, "de": 6.35, "fr": 7.56, "es": 8.05}
+"""Syllables per second between pauses: fitted with `PAUSE_SECONDS` to espeak-ng's durations
+(spoken at the published `SPEECH_RATES`) of 400 dev lines a language, read text and film
+dialogue (experiments/dubbing/pauses.py; docs/results/dubbing.md). Faster than the published
+rates, which spread the pauses over the syllables."""
+
+PAUSE_SECONDS: dict[str, dict[str, float]] = {
+    "en": {"comma": 0.208, "break": 0.226},
+    "it": {"comma": 0.263, "break": 0.276},
+    "de": {"comma": 0.229, "break": 0.338},
+    "fr": {"comma": 0.214, "break": 0.172},
+    "es": {"comma": 0.162, "break": 0.169},
+}
+"""Seconds a pause mark (`PAUSE_KINDS`) inside a line takes, per language, fitted with
+`ARTICULATION_RATES`."""
+
+
+def articulation_rate(lang: str, override: float | None = None) -> float:
+    """`lang`'s syllables per second between pauses; a `--speech-rate` override (an overall
+    rate, as `SPEECH_RATES`) scales it by override ÷ the published rate."""
+    base = ARTICULATION_RATES.get(lang)
+    if base is None:
+        return speech_rate_for(lang, override)
+    return base if override is None else base * override / SPEECH_RATES[lang]
+
+
+def pause_seconds(text: str, lang: str) -> float:
+    """The time the pause marks inside `text` take when spoken in `lang` (0: no table)."""
+    weights = PAUSE_SECONDS.get(lang, {})
+    return sum(weights.get(kind, 0.0) * n for kind, n in pause_counts(text).items())
+
+
+def speaking_seconds(text: str, syllables: int, lang: str, override: float | None = None) -> float:
+    """The estimated speaking time of `text` (of `syllables`) in `lang`: its syllables at the
+    articulation rate plus its pauses."""
+    return syllables / articulation_rate(lang, override) + pause_seconds(text, lang)
+
 
 MAX_SPEECH_RATE = 20.0
 """Above this many syllables per second no one speaks: a rate over it is an input error."""
@@ -90,6 +158,19 @@ class SpeechWindow:
     min_syllables: int  # ceil(LOW × target), at most max_syllables
     max_chars: int  # floor(target × characters per syllable): the beam's hard limit
     min_chars: int  # ceil(LOW × target × characters per syllable): the beam's lower bound
+
+    @classmethod
+    def joined(cls, turns: Sequence[SpeechWindow]) -> SpeechWindow:
+        """The window of a dialogue cue whose speaker turns have the windows `turns`: their
+        times, syllables and characters added (and a space between two turns)."""
+        return cls(
+            seconds=sum(w.seconds for w in turns),
+            target_syllables=sum(w.target_syllables for w in turns),
+            max_syllables=sum(w.max_syllables for w in turns),
+            min_syllables=sum(w.min_syllables for w in turns),
+            max_chars=sum(w.max_chars for w in turns) + len(turns) - 1,
+            min_chars=sum(w.min_chars for w in turns),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,13 +227,40 @@ class SpeechBudgeter:
     ) -> SpeechWindow:
         """The window of a segment whose source text is `source` (a cue of `duration_ms`)."""
         if self.isochrony == "cue":
-            if duration_ms is None:
-                raise InputError(path, "--isochrony cue needs timed cues (SRT, VTT, ASS)", line)
-            if duration_ms <= 0:
-                raise InputError(path, f"cue of {duration_ms} ms: it has no time to speak", line)
-            seconds = duration_ms / 1000
-        else:
-            seconds = seconds_of_syllables(self.source_counter.count(source), self.src_rate)
+            return self.window_of(source, self._cue_seconds(duration_ms, path, line))
+        return self.window_of(source, self.source_seconds(source))
+
+    def turn_windows(
+        self,
+        turns: Sequence[str],
+        duration_ms: int | None,
+        path: Path | None = None,
+        line: int | None = None,
+    ) -> list[SpeechWindow]:
+        """One window per speaker turn of a dialogue cue: each turn's own speaking time, or
+        (`isochrony="cue"`) the cue's time split in proportion to the turns' speaking times."""
+        own = [self.source_seconds(t) for t in turns]
+        if self.isochrony == "cue":
+            cue = self._cue_seconds(duration_ms, path, line)
+            total = sum(own)
+            own = [cue * s / total if total > 0 else cue / len(turns) for s in own]
+        return [self.window_of(t, s) for t, s in zip(turns, own, strict=True)]
+
+    def source_seconds(self, source: str) -> float:
+        """The source text's estimated speaking time: its syllables ÷ the source's rate."""
+        return seconds_of_syllables(self.source_counter.count(source), self.src_rate)
+
+    @staticmethod
+    def _cue_seconds(duration_ms: int | None, path: Path | None, line: int | None) -> float:
+        if duration_ms is None:
+            raise InputError(path, "--isochrony cue needs timed cues (SRT, VTT, ASS)", line)
+        if duration_ms <= 0:
+            raise InputError(path, f"cue of {duration_ms} ms: it has no time to speak", line)
+        return duration_ms / 1000
+
+    def window_of(self, source: str, seconds: float) -> SpeechWindow:
+        """The window of `seconds` for a translation of `source` (the source's text is not
+        used: its pauses are the published rate's average, see the module's docstring)."""
         target = self.rate * seconds
         most = max(1, math.floor(target + 0.5))  # syllables are whole: the nearest count
         return SpeechWindow(
@@ -169,5 +277,5 @@ class SpeechBudgeter:
         return self.counter.count(text)
 
     def seconds(self, text: str) -> float:
-        """The target text's estimated speaking time."""
+        """The target text's estimated speaking time at the window's rate (syllables ÷ rate)."""
         return seconds_of_syllables(self.syllables(text), self.rate)

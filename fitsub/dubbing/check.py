@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fitsub.budget import SPEECH_RATES, seconds_of_syllables, speech_rate_problem
+from fitsub.budget import SPEECH_RATES, speaking_seconds, speech_rate_problem
 from fitsub.document import Document, Segment
 from fitsub.dubbing.speech import ESPEAK_WPM, SyllableCounter, require_espeak, synthesize_seconds
 from fitsub.errors import InputError
@@ -163,7 +163,7 @@ def check_dub(
                 target_s=round(target_s, 3),
                 ratio=None if ratio is None else round(ratio, 4),
                 target_syllables=syl,
-                estimated_s=round(seconds_of_syllables(syl, rate), 3),
+                estimated_s=round(speaking_seconds(t_text, syl, lang, speech_rate), 3),
                 fits_cue=None if cue_s is None else target_s <= cue_s,
                 flag=flag_for(ratio, tolerance),
             )

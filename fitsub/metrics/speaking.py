@@ -1,7 +1,8 @@
 """Speaking-time compliance (`fitsub eval --unit syllables|seconds`): the share of outputs whose
-length in syllables, or in estimated speaking time (syllables ÷ the language's rate), is within
-±10 % of the source's, bounds included: the IWSLT 2022 length-compliance band, in the unit of a
-dubbing budget. Syllables are counted by espeak-ng (`fitsub.dubbing.speech`), so this needs the program.
+length in syllables, or in estimated speaking time (`fitsub.budget.speaking_seconds`: syllables
+at the language's articulation rate plus its pauses), is within ±10 % of the source's, bounds
+included: the IWSLT 2022 length-compliance band, in the unit of a dubbing budget. Syllables are
+counted by espeak-ng (`fitsub.dubbing.speech`), so this needs the program.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from fitsub.budget import (
     SPEECH_UNITS,
     SpeechUnit,
-    seconds_of_syllables,
+    speaking_seconds,
     speech_rate_for,
     speech_rate_problem,
 )
@@ -39,6 +40,7 @@ class SpeechScoring:
         self.src_lang, self.lang = src_lang, lang
         self.src_rate = speech_rate_for(src_lang)
         self.rate = speech_rate_for(lang, speech_rate)
+        self.speech_rate = speech_rate
         self._counters = {src_lang: SyllableCounter(src_lang), lang: SyllableCounter(lang)}
 
     def lengths(self, texts: Sequence[str], *, source: bool) -> list[float]:
@@ -47,8 +49,10 @@ class SpeechScoring:
         syllables = self._counters[lang].count_many(list(texts))
         if self.unit == "syllables":
             return [float(s) for s in syllables]
-        speed = self.src_rate if source else self.rate
-        return [seconds_of_syllables(s, speed) for s in syllables]
+        override = None if source else self.speech_rate
+        return [
+            speaking_seconds(t, s, lang, override) for t, s in zip(texts, syllables, strict=True)
+        ]
 
     def compliance(self, srcs: Sequence[str], outs: Sequence[str]) -> RateResult:
         """The share of outputs within ±10 % of their source in the unit (a silent source —

@@ -53,6 +53,7 @@ class PlannedSegment:
     protected: Protected | None  # None: not translated (blank line, empty cue)
     budget: Budget | None
     window: SpeechWindow | None = None  # the speaking window (dubbing budgets only)
+    turn_windows: tuple[SpeechWindow, ...] = ()  # a dubbed dialogue cue's, one per speaker
 
 
 def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
@@ -62,16 +63,23 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
         prot = protect(seg.text, doc.markup) if seg.translatable else None
         if prot is not None and not prot.plain.strip():
             prot = None
-        window = None
+        window: SpeechWindow | None = None
+        turns: tuple[SpeechWindow, ...] = ()
         if prot is not None and opts.speech is not None:
             duration = seg.duration_ms if doc.timed else None
-            window = opts.speech.window(prot.plain, duration, doc.path, seg.line)
+            if prot.is_dialogue:  # one window per speaker, the cue's their sum
+                turns = tuple(
+                    opts.speech.turn_windows(prot.turn_texts, duration, doc.path, seg.line)
+                )
+                window = SpeechWindow.joined(turns)
+            else:
+                window = opts.speech.window(prot.plain, duration, doc.path, seg.line)
         budget = None
         if prot is not None:
             budget = budget_for(
                 prot, seg, timed=doc.timed, ratio=opts.ratio, limits=opts.limits, window=window
             )
-        planned.append(PlannedSegment(i, seg.id, prot, budget, window))
+        planned.append(PlannedSegment(i, seg.id, prot, budget, window, turns))
     return planned
 
 

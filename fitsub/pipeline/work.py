@@ -1,7 +1,8 @@
 """Units of work: one request to the model each, and the cues its words go to.
 
 A sentence across cues is one unit (its budget the cues' budgets plus the spaces between them);
-a dialogue cue gives one unit per speaker turn (the cue's budget shared among the turns); with
+a dialogue cue gives one unit per speaker turn (the cue's budget shared among the turns; under a
+dubbing budget, each turn its own speaking window); with
 `per_cue`, every cue is a unit of its own.
 """
 
@@ -37,7 +38,7 @@ class Unit:
     turn: int = 0  # the speaker turn inside a single dialogue cue
     asked: Requested | None = None  # the length policy's request (None: the budget)
     line: int | None = None  # a dialogue turn on a line of its own: the line's characters
-    window: SpeechWindow | None = None  # a dubbing budget's speaking window (one cue)
+    window: SpeechWindow | None = None  # a dubbing budget's speaking window (a cue or a turn)
 
     def request(self, budget: int | None, min_ratio: float | None = None) -> Request:
         """Ask for `budget` characters, a hard limit, less what restoring glossary terms adds
@@ -133,22 +134,27 @@ def units_of(
             caps = None
             if doc.timed and len(prot.turns) <= opts.limits.lines:
                 caps = [opts.limits.cpl - visible_chars(t.prefix + t.suffix) for t in prot.turns]
-            shares = turn_budgets(first.budget.chars, prot.turn_texts, caps)
+            windows = first.turn_windows
+            if windows:  # dubbing: each speaker's own window, in its characters
+                shares = [w.max_chars for w in windows]
+                if caps is not None:
+                    shares = [min(s, c) for s, c in zip(shares, caps, strict=True)]
+            else:
+                shares = turn_budgets(first.budget.chars, prot.turn_texts, caps)
             for t, (turn_text, share) in enumerate(zip(prot.turn_texts, shares, strict=True)):
                 line = None if caps is None else caps[t]
-                units.append(
-                    make_unit(
-                        source=turn_text,
-                        budget=share,
-                        cues=(g[0],),
-                        cue_budgets=(share,),
-                        group=gi,
-                        glossary=opts.glossary,
-                        turn=t,
-                        line=line,
-                        keep=prot.turns[t].keep,
-                    )
+                unit = make_unit(
+                    source=turn_text,
+                    budget=share,
+                    cues=(g[0],),
+                    cue_budgets=(share,),
+                    group=gi,
+                    glossary=opts.glossary,
+                    turn=t,
+                    line=line,
+                    keep=prot.turns[t].keep,
                 )
+                units.append(unit if not windows else dataclasses.replace(unit, window=windows[t]))
             continue
         cue_groups = [[i] for i in g] if opts.per_cue else [list(g)]
         for cues in cue_groups:

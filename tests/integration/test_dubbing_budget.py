@@ -243,3 +243,38 @@ def test_a_miss_with_too_many_syllables_is_asked_again_with_fewer_characters() -
     # asked for 15 characters: 7 syllables, a miss; asked again for floor(15 × 5.65 / 7) = 12
     assert 15 in backend.caps and 12 in backend.caps
     assert result.segments[0].fitted == "a e i o u a" and result.segments[0].fits
+
+
+DIALOGUE = "1\n00:00:01,000 --> 00:00:04,000\n- I waited at the station until midnight.\n- Sorry.\n"
+
+
+@needs_espeak
+@pytest.mark.parametrize("isochrony", ["source", "cue"])
+def test_each_speaker_of_a_dialogue_cue_gets_a_window_of_its_own(isochrony: str) -> None:
+    doc = parse_document(DIALOGUE, "srt")
+    speech = SpeechBudgeter("seconds", lang="it", isochrony=isochrony)
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), speech=speech, quality=False)
+    backend = NBestBackend()
+    result = translate_document(doc, backend, opts)
+    turns = ["I waited at the station until midnight.", "Sorry."]
+    own = [speech.source_seconds(t) for t in turns]
+    windows = speech.turn_windows(turns, 3000)
+    if isochrony == "cue":  # the cue's 3 s split by the turns' speaking times
+        assert [w.seconds for w in windows] == pytest.approx([3 * s / sum(own) for s in own])
+    else:
+        assert [w.seconds for w in windows] == pytest.approx(own)
+    # each turn asked for its own window's characters (the long turn more than the short),
+    # at most its line ("- " and the words within the characters per line)
+    line = limits_for("it").cpl - 2
+    for turn, window in zip(turns, windows, strict=True):
+        asked = [c for c in backend.calls if c.max_chars is not None and c.text == turn]
+        assert asked and asked[0].max_chars == min(window.max_chars, line)
+        assert asked[0].min_chars == min(window.min_chars, asked[0].max_chars)
+    assert windows[0].max_chars > 3 * windows[1].max_chars
+    # the cue is judged by the turns' windows added together
+    window = result.segments[0].window
+    assert window is not None and window.max_syllables == sum(w.max_syllables for w in windows)
+    assert window.seconds == pytest.approx(sum(w.seconds for w in windows))
+    # the dialogue stays two turns with their dashes
+    fitted = result.document.segments[0].text.split("\n")
+    assert len(fitted) == 2 and all(line.startswith("-") for line in fitted)
