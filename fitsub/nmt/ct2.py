@@ -206,7 +206,7 @@ def convert(model: Transformer, tokenizer: Tokenizer, out: Path, digest: str) ->
 
     spec = build_spec(model, tokenizer)
 
-    class _FromSpec(Converter):  # type: ignore[misc]  # ctranslate2 is untyped
+    class _FromSpec(Converter):  # type: ignore[misc,unused-ignore]  # untyped: Any or not, by mypy
         def _load(self) -> Any:
             return spec
 
