@@ -1,15 +1,66 @@
-"""What one `fitsub translate` does, resolved from its flags: the core's options and the rest."""
+"""What one `fitsub translate` does, resolved from its flags: the core's options and the rest.
+
+`TranslateFlags` holds the options as given; `resolve_run` applies fitsub.toml, the profile and
+the language's defaults (`fitsub.budget`) and checks them, in the order their errors are told.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fitsub.backend import TranslationBackend
+from fitsub.budget import BudgetSettings, Profile, resolve_settings, with_speech
+from fitsub.cli.config_file import Settings
 from fitsub.cli.console import say
-from fitsub.cli.models import open_model, with_policy
+from fitsub.cli.documents import table_layout
+from fitsub.cli.limits import pick_profile, settings, translate_options
+from fitsub.cli.models import check_model_path, open_model, pick_language, with_policy
+from fitsub.cli.options import check_device, check_share, language_code
+from fitsub.glossary import load_glossary
+from fitsub.lengthpred.policy import check_policy
 from fitsub.pipeline import TranslateOptions
+
+
+@dataclass(frozen=True, kw_only=True)
+class TranslateFlags:
+    """`fitsub translate`'s options as given (`fitsub.cli.translate`), before fitsub.toml, the
+    profile and the defaults are applied."""
+
+    inputs: list[Path]
+    output: Path | None
+    out_dir: Path | None
+    fmt: str | None
+    encoding_in: str | None
+    lang: str | None
+    src_lang: str | None
+    profile: str | None
+    ratio: float | None
+    min_ratio: float | None
+    cpl: int | None
+    unit: str | None
+    isochrony: str
+    speech_rate: float | None
+    lines: int | None
+    cps: float | None
+    model: Path | None
+    beam: int
+    device: str
+    threads: int | None
+    compare: bool
+    per_cue: bool
+    glossary: Path | None
+    report: Path | None
+    review: Path | None
+    table_format: str
+    wide: bool
+    strict: bool
+    length_policy: str
+    length_predictor: Path | None
+    quality_threshold: float | None
+    quiet: bool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -17,7 +68,7 @@ class Run:
     """What one `fitsub translate` does, resolved from its flags and fitsub.toml."""
 
     opts: TranslateOptions
-    meta: dict[str, Any]  # the run's settings, as the JSON report records them
+    profile: str | None  # the style profile's name
     model: Path | None
     src_lang: str
     device: str
@@ -37,6 +88,24 @@ class Run:
     def lang(self) -> str:
         """The target language."""
         return self.opts.lang
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The run's settings, as the JSON report records them."""
+        opts, speech = self.opts, self.opts.speech
+        return {
+            "lang": self.lang,
+            "src_lang": self.src_lang,
+            "profile": self.profile,
+            "mode": opts.mode,
+            "ratio": opts.ratio,
+            "min_ratio": opts.min_ratio,
+            "unit": "char" if speech is None else speech.unit,
+            "isochrony": None if speech is None else speech.isochrony,
+            "speech_rate": None if speech is None else speech.rate,
+            "limits": dataclasses.asdict(opts.limits),
+            "length_policy": self.length_policy,
+        }
 
     def with_model(self) -> tuple[TranslateOptions, TranslationBackend]:
         """The options with their length policy, and the backend: loaded once per run."""
@@ -61,3 +130,68 @@ class Run:
             if isinstance(note, str) and not self.quiet:
                 say(f"note: {note}")
         return opts, backend
+
+
+def resolve_run(flags: TranslateFlags) -> Run:
+    """The run `flags` ask for: languages, model, budget settings and options, each checked."""
+    check_device(flags.device)
+    config = settings()
+    src_lang = language_code(config.get("src_lang", flags.src_lang) or "en")
+    named = config.get("model", flags.model)
+    model = None if named is None else Path(named)
+    check_model_path(model)
+    lang = pick_language(config.get("lang", flags.lang), model, src_lang)
+    glossary = config.get("glossary", flags.glossary)
+    profile = pick_profile(config, flags.profile)
+    budget = _budget_settings(flags, config, profile, lang=lang, src_lang=src_lang)
+    opts = translate_options(budget, per_cue=flags.per_cue, compare=flags.compare)
+    check_policy(flags.length_policy, ("source", "predicted"))
+    if flags.quality_threshold is not None:
+        check_share("quality_threshold", flags.quality_threshold)
+        opts = dataclasses.replace(opts, quality_threshold=flags.quality_threshold)
+    if glossary is not None:
+        opts = dataclasses.replace(opts, glossary=load_glossary(Path(glossary)))
+    table_layout(flags.table_format, True)  # a bad choice is an error before any work
+    return Run(
+        opts=opts,
+        profile=None if profile is None else profile.name,
+        model=model,
+        src_lang=src_lang,
+        device=flags.device,
+        beam=flags.beam,
+        threads=flags.threads,
+        fmt=flags.fmt,
+        encoding=flags.encoding_in,
+        report=flags.report,
+        strict=flags.strict,
+        quiet=flags.quiet,
+        length_policy=flags.length_policy,
+        length_predictor=flags.length_predictor,
+        table_format=flags.table_format,
+        wide=flags.wide,
+    )
+
+
+def _budget_settings(
+    flags: TranslateFlags, config: Settings, profile: Profile | None, *, lang: str, src_lang: str
+) -> BudgetSettings:
+    """The budget settings of the flags over the profile over fitsub.toml (`fitsub.budget`)."""
+    asked = resolve_settings(
+        lang,
+        ratio=flags.ratio,
+        cpl=flags.cpl,
+        lines=flags.lines,
+        cps=flags.cps,
+        min_ratio=flags.min_ratio,
+        profile=profile,
+        default_ratio=config.get("ratio"),
+    )
+    return with_speech(
+        asked,
+        unit=flags.unit,
+        profile=profile,
+        src_lang=src_lang,
+        isochrony=flags.isochrony,
+        speech_rate=flags.speech_rate,
+        ratio_given=flags.ratio is not None or flags.min_ratio is not None,
+    )
