@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from pathlib import Path
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
@@ -13,10 +13,10 @@ _METHOD_FLAGS = ("method", "noise", "noise_mode", "length_dropout")
 
 
 def init_method(
-    ctx: typer.Context, init_from: Path, flags: tuple[str, int, str, float], quiet: bool
+    given: Set[str], init_from: Path, flags: tuple[str, int, str, float], quiet: bool
 ) -> tuple[str, int, str, float]:
     """(method, noise, noise mode, length dropout) of a fine-tune: each flag not given on the
-    command line comes from the --init-from model, so a fine-tune keeps its model's length
+    command line (`given`) comes from the --init-from model, so a fine-tune keeps its model's length
     control (it used to fall back to `baseline` with no noise and no unconstrained rows,
     silently). Says what it took."""
     from fitsub.nat.checkpoint import checkpoint_arch
@@ -28,8 +28,7 @@ def init_method(
     values = dict(zip(_METHOD_FLAGS, flags, strict=True))
     taken = []
     for name in _METHOD_FLAGS:
-        source = ctx.get_parameter_source(name)
-        if (source is None or source.name != "COMMANDLINE") and name in model:
+        if name not in given and name in model:
             if model[name] != values[name]:
                 taken.append(f"{name.replace('_', '-')} {model[name]}")
             values[name] = model[name]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fitsub.cli.train import model_shape, parse_duration
+from fitsub.cli.train_config import model_shape, parse_duration
 from fitsub.errors import InputError
 
 
