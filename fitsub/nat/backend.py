@@ -38,7 +38,7 @@ from fitsub.nat.decode import mask_predict, min_costs
 from fitsub.nat.levt import LevT
 from fitsub.nat.levt_decode import levt_decode
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.search import rerank_key
+from fitsub.nmt.ranking import rerank_key
 from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
 
 if TYPE_CHECKING:

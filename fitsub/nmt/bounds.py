@@ -54,11 +54,20 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from fitsub.nmt.beam import NEG_INF, only_eos
 from fitsub.nmt.model import Transformer
 from fitsub.nmt.tokenizer import Tokenizer
 from fitsub.units import piece_leading_space
 
-NEG_INF = float("-inf")
+__all__ = [
+    "NEG_INF",
+    "WORD_MARGIN",
+    "Bounds",
+    "WordTable",
+    "continuation_pieces",
+    "step_scores",
+    "word_table",
+]
 WORD_MARGIN = 1.5  # nats: a continuation piece other than the model's best must be this close
 
 
@@ -144,9 +153,7 @@ def step_scores(
         short = chars < b.least[live]  # (n,) may not end yet
         logp[:, cfg.eos_id].masked_fill_(short, NEG_INF)
     if t == max_len - 1:  # forced end
-        eos = logp[:, cfg.eos_id].clone()
-        logp.fill_(NEG_INF)
-        logp[:, cfg.eos_id] = eos
+        only_eos(logp, cfg.eos_id)
     if best is not None and prefixes is not None and b.limit is not None:
         blocked = logp.gather(1, best.indices)[:, 0].eq(NEG_INF)  # (n,) a bound forbids it
         pre = prefixes[best.indices[:, 0]]  # (n, P) the pieces that would start its word

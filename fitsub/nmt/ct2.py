@@ -49,7 +49,7 @@ from fitsub.errors import InputError
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.length_encodings import has_position_term, sinusoidal
 from fitsub.nmt.model import Transformer
-from fitsub.nmt.search import normalised_score
+from fitsub.nmt.ranking import normalised_score
 from fitsub.nmt.tokenizer import Tokenizer
 
 CT2_DIR = "ct2"  # the converted weights, beside the checkpoint's files

@@ -4,64 +4,114 @@ Every source keeps `beam` hypotheses in a fixed (B * beam) batch; finished hypot
 their slot and may only be extended by EOS at no cost, so they compete with the live ones on
 their model score (the sum of log-probabilities). Greedy search is `beam=1`. The loop stops when
 every hypothesis has ended, or when no live hypothesis can beat a finished one any more (scores
-only fall as hypotheses grow); at step `max_len` only EOS is allowed (forced end).
+only fall as hypotheses grow); at step `max_len` only EOS is allowed (forced end). Each step is
+expand, bound, select, advance, finish (`_search`; the units are `fitsub.nmt.beam`'s).
 
 The bounds of each step (hard budget, characters without spaces, lower bound, whole words) are
 masks over the step's scores: `fitsub.nmt.bounds`. An empty output does not count as fitting a
 budget: when no non-empty hypothesis fits, the source is searched again without the budget and
 those candidates are returned shortest (non-empty) first, flagged `fits=False`; when no
-hypothesis can meet both bounds, the row is searched again with the upper bound alone.
+hypothesis can meet both bounds, the row is searched again with the upper bound alone
+(`_fall_back`).
 
-N-best re-ranking (after Takase & Okazaki 2019, sec. 3.4): candidates are ordered by
-    score - length_weight * |chars - target_chars| / max(target_chars, 1)
-where `target_chars` is the requested length in characters. Rows without one (the unconstrained
-translation) are ordered by the length-normalised score of Wu et al. 2016 (GNMT, eq. 14)
-    score / lp(n),  lp(n) = ((5 + n) / 6) ** LENGTH_PENALTY,  n = the output's pieces,
-since the summed log-probability favours outputs that stop early (the small models' unconstrained
-output was 0.84-0.98 of the references' length on the dev sets; experiments/length-penalty/).
+Each row's n-best list is re-ranked towards its length target (Takase & Okazaki 2019, sec. 3.4),
+or by the length-normalised score (Wu et al. 2016, eq. 14) without one: `fitsub.nmt.ranking`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
-from fitsub.nmt.bounds import NEG_INF, Bounds, WordTable, step_scores
-from fitsub.nmt.free_search import free_beam
+from fitsub.nmt.beam import NEG_INF, Beam, Decoder, candidates, suppressed, top_k
+from fitsub.nmt.bounds import Bounds, WordTable, step_scores
+from fitsub.nmt.free_search import free_hypotheses
 from fitsub.nmt.lexicon_mask import LexiconMask, Rows
 from fitsub.nmt.model import Transformer, unwrap
+from fitsub.nmt.ranking import LENGTH_PENALTY, Hypothesis, normalised_score, rerank_key
+
+# the n-best lists' names, for the callers that import them from here
+__all__ = ["LENGTH_PENALTY", "Hypothesis", "beam_search", "normalised_score", "rerank_key"]
+
+
+# ---- one search: expand, bound, select, advance, finish -----------------------------------------
 
 
 @dataclass(frozen=True)
-class Hypothesis:
-    """One search result: piece ids (no BOS / EOS), model score, characters, budget flag."""
+class _Rules:
+    """What bounds every step of one search: the per-slot bounds, the pieces never generated
+    (`fitsub.nmt.beam.suppressed`), the whole-words tables and the lexicon."""
 
-    ids: list[int]
-    score: float
-    chars: int
-    fits: bool = True
-    rank: float = 0.0  # the re-ranking key (higher is better)
-
-
-# GNMT's alpha, chosen on dev (mustc-tst-common-a and ud-pud, it and de, 300 lines each): 1.0
-# gains 0.03-0.34 BLEU and 0.3-0.45 chrF on all four over the plain score (experiments/length-penalty)
-LENGTH_PENALTY = 1.0
+    bounds: Bounds
+    base: Tensor  # (V,)
+    cont: Tensor | None  # (V,) continuation pieces
+    prefixes: Tensor | None  # (V, P)
+    lexicon: tuple[LexiconMask, Rows] | None
 
 
-def rerank_key(score: float, chars: int, target_chars: int | None, length_weight: float) -> float:
-    """score - length_weight * |chars - target| / max(target, 1); the score alone without a target."""
-    if target_chars is None:
-        return score
-    return score - length_weight * abs(chars - target_chars) / max(target_chars, 1)
+def _rules(
+    model: Transformer,
+    K: int,
+    dev: torch.device,
+    tgt_len: Tensor | None,
+    budget: Tensor | None,
+    floor: Tensor | None,
+    no_space: Tensor | None,
+    words: WordTable | None,
+    lexicon: tuple[LexiconMask, Rows] | None,
+) -> _Rules:
+    """The per-source bounds repeated for each of a source's K slots, and the step's tables."""
+
+    def per_slot(x: Tensor | None) -> Tensor | None:
+        return None if x is None else x.to(dev).repeat_interleave(K)
+
+    bare = per_slot(no_space)
+    return _Rules(
+        bounds=Bounds(
+            limit=per_slot(budget),
+            least=per_slot(floor),
+            bare=None if bare is None else bare[:, None],
+            lens=per_slot(tgt_len),
+        ),
+        base=suppressed(model),
+        cont=None if words is None else words.continues.to(dev),
+        prefixes=None if words is None else words.prefixes.to(dev),
+        lexicon=lexicon,
+    )
 
 
-def normalised_score(score: float, pieces: int, alpha: float = LENGTH_PENALTY) -> float:
-    """score / ((5 + pieces) / 6) ** alpha (Wu et al. 2016, eq. 14): the key of rows without a
-    length target."""
-    return score / float(((5 + pieces) / 6) ** alpha)  # float ** float is typed Any
+def _bounded_scores(
+    model: Transformer, beam: Beam, h: Tensor, t: int, max_len: int, rules: _Rules
+) -> tuple[Tensor, Tensor]:
+    """Bound: the live rows' next-piece log-probabilities (n, V) under every bound of step `t`
+    (`fitsub.nmt.bounds.step_scores`: budget, lower bound, whole words, forced end), then the
+    lexicon (`fitsub.nmt.lexicon_mask`: never invent a word); and the characters each adds."""
+    live = beam.live
+    logp, add = step_scores(
+        model=model,
+        h=h,
+        last=beam.tokens[live, t],
+        chars=beam.chars[live],
+        t=t,
+        max_len=max_len,
+        b=rules.bounds,
+        live=live,
+        base=rules.base,
+        cont=rules.cont,
+        prefixes=rules.prefixes,
+    )
+    if rules.lexicon is not None:
+        rules.lexicon[0].restrict(
+            logp,
+            histories=beam.tokens[live, 1 : t + 1].tolist(),
+            row_source=(live // beam.K).tolist(),
+            rows=rules.lexicon[1],
+        )
+    return logp, add
 
 
 @torch.inference_mode()
@@ -79,127 +129,81 @@ def _search(
 ) -> tuple[Tensor, Tensor, Tensor, int]:
     """Run the beam; returns tokens (B*K, steps+1), scores (B*K,), chars (B*K,), steps.
 
-    Layout: B*K slots (K per source, best first, as `topk` ranks them). Only the *live* slots
-    (not finished, not dead) are decoded: they are the rows of the decoder batch and of the KV
-    cache, which `reorder` compacts in place after every step. A finished slot keeps its score and
-    may only be extended by EOS at no cost, so it still competes in its source's `topk`; a source
-    whose slots have all ended leaves the batch. The scores `topk` sees are those of the one
-    fixed (B*K, V) batch of the plain algorithm, so the n-best lists are the same.
+    B*K slots (`fitsub.nmt.beam.Beam`); only the live slots are decoded, as the rows of the
+    decoder batch and of the KV cache, compacted after every step. The scores `top_k` sees are
+    those of the one fixed (B*K, V) batch of the plain algorithm, so the n-best lists are the same.
     """
-    cfg = model.cfg
-    B, K, V = src.size(0), beam, cfg.vocab_size
-    dev = src.device
-    memory, src_pad = model.encode(src)  # (B, S, D), (B, S)
-
-    def per_slot(x: Tensor | None) -> Tensor | None:
-        return None if x is None else x.to(dev).repeat_interleave(K)
-
-    bare = per_slot(no_space)
-    b = Bounds(
-        limit=per_slot(budget),
-        least=per_slot(floor),
-        bare=None if bare is None else bare[:, None],
-        lens=per_slot(tgt_len),
-    )
-    pc = model.piece_chars
-    banned = pc.eq(0)
-    banned[cfg.eos_id] = False
-    base = torch.zeros(V, device=dev).masked_fill(banned, NEG_INF)  # (V,)
-    cont = None if words is None else words.continues.to(dev)  # (V,) continuation pieces
-    prefixes = None if words is None else words.prefixes.to(dev)  # (V, P)
-    # per slot (B*K): history, score, characters, ended
-    tokens = torch.full((B * K, max_len + 1), cfg.pad_id, dtype=torch.long, device=dev)
-    tokens[:, 0] = cfg.bos_id
-    scores = torch.full((B, K), NEG_INF, device=dev)
-    scores[:, 0] = 0.0  # all beams start identical: keep one
-    scores = scores.view(-1)  # (BK,)
-    chars = torch.zeros(B * K, dtype=torch.long, device=dev)
-    finished = torch.zeros(B * K, dtype=torch.bool, device=dev)
-    # the decoder batch: one row per live slot (at t = 0, slot 0 of each source)
-    live = torch.arange(B, device=dev) * K  # (n,) the slot of each row
-    srcs = torch.arange(B, device=dev)  # (B',) the sources still searching
-    row_src = srcs  # (n,) the source of each row
-    # room for about as many pieces as the source has; the cache doubles when a search runs past
-    # it (sized for max_len, a char-unit request's max_len of ~chars + 10 held 3-4x the rows'
-    # need: most of the decoder's memory)
-    cache = model.new_cache(min(max_len + 1, src.size(1) + 16))
-    pad = src_pad  # (n, S) the source padding of each row
+    rules = _rules(
+        model, K=beam, dev=src.device, tgt_len=tgt_len, budget=budget, floor=floor,
+        no_space=no_space, words=words, lexicon=lexicon,
+    )  # fmt: skip
+    dec = Decoder(model, src, max_len)
+    b = Beam.start(model, B=src.size(0), K=beam, max_len=max_len, dev=src.device)
     steps = 0
     for t in range(max_len):
-        lens = None if b.lens is None else b.lens[live]
-        h = model.decode_hidden(
-            tgt_in=tokens[live, t : t + 1], memory=memory, src_pad=pad, tgt_len=lens, cache=cache
-        )[:, -1]  # (n, D)
-        logp, add = step_scores(
-            model=model,
-            h=h,
-            last=tokens[live, t],
-            chars=chars[live],
-            t=t,
-            max_len=max_len,
-            b=b,
-            live=live,
-            base=base,
-            cont=cont,
-            prefixes=prefixes,
-        )
-        if lexicon is not None:  # never invent a word (fitsub.nmt.lexicon_mask): K per row
-            lexicon[0].restrict(
-                logp,
-                histories=tokens[live, 1 : t + 1].tolist(),
-                row_source=(live // K).tolist(),
-                rows=lexicon[1],
-            )
-        # the candidates of the sources still searching, in the fixed slot layout (B'K, V)
-        slots = (srcs[:, None] * K + torch.arange(K, device=dev)).view(-1)  # (B'K,)
-        pos = torch.full((B * K,), -1, dtype=torch.long, device=dev)
-        pos[slots] = torch.arange(slots.numel(), device=dev)
-        cand = torch.full((slots.numel(), V), NEG_INF, device=dev)
-        cand.index_copy_(0, pos[live], logp.add_(scores[live][:, None]))
-        done = slots[finished[slots]]  # finished slots: extended by EOS at no cost
-        cand[pos[done], cfg.eos_id] = scores[done]
-        top, idx = cand.view(-1, K * V).topk(K, dim=1)  # (B', K)
-        parent = (slots.view(-1, K)[:, :1] + idx // V).view(-1)  # (B'K,) the slot extended
-        tok = (idx % V).view(-1)  # (B'K,)
-        top = top.view(-1)
-        # rows of the live parents, to reorder the decoder state
-        row_of = torch.full((B * K,), -1, dtype=torch.long, device=dev)
-        row_of[live] = torch.arange(live.numel(), device=dev)
-        was_fin = finished[parent]
-        step_add = add[0, tok] if add.size(0) == 1 else add[row_of[parent].clamp(min=0), tok]
-        tokens[slots] = tokens[parent]
-        tokens[slots, t + 1] = tok
-        chars[slots] = chars[parent] + torch.where(was_fin, 0, step_add)
-        finished[slots] = was_fin | tok.eq(cfg.eos_id)
-        scores[slots] = top
+        # the length each row asks for: LDPE / LRPE encode len - pos, the remaining length
+        # (Takase & Okazaki 2019, eqs. 3-6; `fitsub.nmt.length_encodings`)
+        lens = None if rules.bounds.lens is None else rules.bounds.lens[b.live]
+        h = dec.step(b.tokens[b.live, t : t + 1], lens)  # expand: (n, D)
+        logp, add = _bounded_scores(model, b, h, t=t, max_len=max_len, rules=rules)  # bound
+        step = top_k(b, candidates(b, logp))  # select
+        b.advance(step, add, t)
         steps = t + 1
-        alive = ~finished[slots] & top.gt(NEG_INF)  # (B'K,) slots to decode next
-        if not bool(alive.any()):
+        alive = b.stop(step)  # finish
+        if alive is None:
             break
-        # Early stop: log-probabilities are <= 0, so a live hypothesis can only lose score. Once
-        # every source's best finished hypothesis scores at least as well as its best live one,
-        # no live hypothesis can win any more (one looping hypothesis would otherwise keep the
-        # whole batch decoding to max_len); the live ones are dropped.
-        sc, fin = top.view(-1, K), finished[slots].view(-1, K)
-        best_fin = sc.masked_fill(~fin, NEG_INF).amax(1)  # (B',)
-        best_live = sc.masked_fill(fin, NEG_INF).amax(1)  # (B',)
-        if bool((best_fin >= best_live).all()):  # (-inf >= -inf: a source whose rows all died)
-            kill = slots[~finished[slots]]
-            scores[kill] = NEG_INF
-            break
-        keep = alive.view(-1, K).any(1)  # (B',) sources with a live slot
-        srcs = srcs[keep]
-        live = slots[alive]
-        rows = row_of[parent[alive]]  # (n',) the row each new live slot continues
-        new_src = live // K
-        # cross-attention K/V (and the padding) follow the rows only when the rows' sources change
-        cross = new_src.numel() != row_src.numel() or not torch.equal(new_src, row_src)
-        if cross:
-            pad = pad[rows]
-        if cross or not torch.equal(rows, torch.arange(rows.numel(), device=dev)):
-            cache.reorder(rows, cross=cross)
-        row_src = new_src
-    return tokens[:, : steps + 1], scores, chars, steps
+        dec.follow(*b.follow(step, alive))
+    return b.tokens[:, : steps + 1], b.scores, b.chars, steps
+
+
+# ---- the call: its rows' settings, the free rows, the n-best lists, the fallbacks ---------------
+
+
+@dataclass(frozen=True)
+class _Call:
+    """`beam_search`'s arguments, per row where they are per row (B entries)."""
+
+    tgt_len: Tensor | None
+    max_chars: list[int | None]
+    target_chars: list[int | None]
+    min_chars: list[int | None]
+    no_space: list[bool]
+    sources: list[str] | None
+    free: list[bool] | None
+    beam: int
+    max_len: int
+    length_weight: float
+    n_best: int
+    words: WordTable | None
+    lexicon: LexiconMask | None
+
+    def pick(self, rows: list[int], **change: object) -> _Call:
+        """The rows `rows` of this call, with the settings in `change` replaced."""
+        sub = dataclasses.replace(
+            self,
+            tgt_len=None if self.tgt_len is None else self.tgt_len[rows],
+            max_chars=[self.max_chars[b] for b in rows],
+            target_chars=[self.target_chars[b] for b in rows],
+            min_chars=[self.min_chars[b] for b in rows],
+            no_space=[self.no_space[b] for b in rows],
+            sources=None if self.sources is None else [self.sources[b] for b in rows],
+            free=None if self.free is None else [self.free[b] for b in rows],
+        )
+        return dataclasses.replace(sub, **change)  # type: ignore[arg-type]
+
+    def bounds(self) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+        """(budget, lower bound, no_space) as (B,) tensors, None where no row has one."""
+        big = 1 << 30
+        budget = None
+        if any(b is not None for b in self.max_chars):
+            budget = torch.tensor(
+                [big if b is None else b for b in self.max_chars], dtype=torch.long
+            )
+        floor = None
+        if any(f is not None for f in self.min_chars):
+            floor = torch.tensor([0 if f is None else f for f in self.min_chars], dtype=torch.long)
+        bare = torch.tensor(self.no_space, dtype=torch.bool) if any(self.no_space) else None
+        return budget, floor, bare
 
 
 def beam_search(
@@ -242,151 +246,144 @@ def beam_search(
     plain = unwrap(model)  # a compiled or DDP-wrapped model decodes with its plain module
     if not isinstance(plain, Transformer):
         raise TypeError(f"beam_search needs a fitsub Transformer, got {type(plain).__name__}")
-    net: Transformer = plain
-    B, eos = src.size(0), net.cfg.eos_id
-    budgets = list(max_chars) if max_chars is not None else [None] * B
-    targets = list(target_chars) if target_chars is not None else [None] * B
-    big = 1 << 30
-    budget_t = None
-    if any(b is not None for b in budgets):
-        budget_t = torch.tensor([big if b is None else b for b in budgets], dtype=torch.long)
-    floors = list(min_chars) if min_chars is not None else [None] * B
-    floor_t = None
-    if any(f is not None for f in floors):
-        floor_t = torch.tensor([0 if f is None else f for f in floors], dtype=torch.long)
-    bare = list(no_space) if no_space is not None else [False] * B
-    bare_t = torch.tensor(bare, dtype=torch.bool) if any(bare) else None
-    k = max(beam, n_best)
-    V = net.cfg.vocab_size
+    V, B = plain.cfg.vocab_size, src.size(0)
     if words is not None and (words.continues.shape != (V,) or words.prefixes.size(0) != V):
         raise ValueError(f"the word table must have vocab_size={V} rows")
+    call = _Call(
+        tgt_len=tgt_len,
+        max_chars=list(max_chars) if max_chars is not None else [None] * B,
+        target_chars=list(target_chars) if target_chars is not None else [None] * B,
+        min_chars=list(min_chars) if min_chars is not None else [None] * B,
+        no_space=list(no_space) if no_space is not None else [False] * B,
+        sources=None if sources is None else list(sources),
+        free=None if free is None else list(free),
+        beam=beam,
+        max_len=max_len,
+        length_weight=length_weight,
+        n_best=n_best,
+        words=words,
+        lexicon=lexicon,
+    )
+    return _run(plain, src, call)
 
-    def again(rows: list[int], **change: object) -> list[list[Hypothesis]]:
-        """The rows `rows` searched again with the arguments in `change` replaced."""
-        args: dict[str, object] = {
-            "tgt_len": None if tgt_len is None else tgt_len[rows],
-            "max_chars": [budgets[b] for b in rows],
-            "beam": beam,
-            "max_len": max_len,
-            "length_weight": length_weight,
-            "n_best": n_best,
-            "target_chars": [targets[b] for b in rows],
-            "min_chars": [floors[b] for b in rows],
-            "no_space": [bare[b] for b in rows],
-            "words": words,
-            "lexicon": lexicon,
-            "sources": None if sources is None else [sources[b] for b in rows],
-            "free": None if free is None else [free[b] for b in rows],
-        }
-        args.update(change)
-        return beam_search(net, src[rows], **args)  # type: ignore[arg-type]
 
-    if free is not None and any(free):  # CTranslate2's search (fitsub.nmt.free_search)
-        if any(free[b] and (budgets[b], floors[b], targets[b]) != (None,) * 3 for b in range(B)):
-            raise ValueError("a free row may have no budget, lower bound or length target")
-        if lexicon is not None:
-            raise ValueError("free rows do not keep to the lexicon")
-        rest = [b for b in range(B) if not free[b]]
-        out = dict(zip(rest, again(rest, free=None) if rest else [], strict=True))
-        mine = [b for b in range(B) if free[b]]
-        out.update(
-            _free_rows(net=net, src=src, tgt_len=tgt_len, rows=mine, k=k, max_len=max_len,
-                       n_best=n_best, bare=bare)
-        )  # fmt: skip
-        return [out[b] for b in range(B)]
+def _run(net: Transformer, src: Tensor, call: _Call) -> list[list[Hypothesis]]:
+    """The rows of `src`: the free ones searched as CTranslate2 does, the others with their
+    bounds, then the fallbacks for the rows none of whose hypotheses fit."""
+    if call.free is not None and any(call.free):
+        return _with_free_rows(net, src, call)
+    if call.lexicon is not None and call.lexicon.vocab_size != net.cfg.vocab_size:
+        raise ValueError(f"the lexicon mask must have vocab_size={net.cfg.vocab_size} rows")
+    results, misses = _ranked(net, src, call)
+    return _fall_back(net, src, call, results, misses) if misses else results
+
+
+def _with_free_rows(net: Transformer, src: Tensor, call: _Call) -> list[list[Hypothesis]]:
+    """The free rows through `fitsub.nmt.free_search`, the others through `_run`."""
+    free, B = call.free or [], src.size(0)
+    bounded = (call.max_chars, call.min_chars, call.target_chars)
+    if any(free[b] and tuple(x[b] for x in bounded) != (None,) * 3 for b in range(B)):
+        raise ValueError("a free row may have no budget, lower bound or length target")
+    if call.lexicon is not None:
+        raise ValueError("free rows do not keep to the lexicon")
+    rest = [b for b in range(B) if not free[b]]
+    out = dict(
+        zip(rest, _run(net, src[rest], call.pick(rest, free=None)) if rest else [], strict=True)
+    )
+    mine = [b for b in range(B) if free[b]]
+    out.update(
+        free_hypotheses(net=net, src=src, tgt_len=call.tgt_len, rows=mine, k=max(call.beam, call.n_best),
+                        max_len=call.max_len, n_best=call.n_best, bare=call.no_space)
+    )  # fmt: skip
+    return [out[b] for b in range(B)]
+
+
+def _ranked(net: Transformer, src: Tensor, call: _Call) -> tuple[list[list[Hypothesis]], list[int]]:
+    """The search with every bound: per row its `n_best` fitting hypotheses, best first, and the
+    rows (`misses`) of which none fit although a bound or the lexicon applied."""
+    B, k = src.size(0), max(call.beam, call.n_best)
+    budget, floor, bare = call.bounds()
     lex = None
-    if lexicon is not None:
-        if lexicon.vocab_size != V:
-            raise ValueError(f"the lexicon mask must have vocab_size={V} rows")
-        texts = list(sources) if sources is not None else [""] * B
-        lex = (lexicon, lexicon.for_sources(texts, src.device))
+    if call.lexicon is not None:
+        texts = call.sources if call.sources is not None else [""] * B
+        lex = (call.lexicon, call.lexicon.for_sources(texts, src.device))
     tokens, scores, chars, _ = _search(
         model=net,
         src=src,
-        tgt_len=tgt_len,
-        budget=budget_t,
+        tgt_len=call.tgt_len,
+        budget=budget,
         beam=k,
-        max_len=max_len,
-        floor=floor_t,
-        no_space=bare_t,
-        words=words,
+        max_len=call.max_len,
+        floor=floor,
+        no_space=bare,
+        words=call.words,
         lexicon=lex,
     )
     toks, scs, chs = tokens[:, 1:].tolist(), scores.tolist(), chars.tolist()
+    bound = budget is not None or floor is not None or call.words is not None
     results: list[list[Hypothesis]] = []
     misses: list[int] = []
     for b in range(B):
-        hyps = []
-        for row in range(b * k, (b + 1) * k):
-            if scs[row] == NEG_INF:
-                continue
-            ids = toks[row]
-            ids = ids[: ids.index(eos)] if eos in ids else ids
-            budget = budgets[b]
-            fits = budget is None or 0 < chs[row] <= budget
-            key = (
-                normalised_score(scs[row], len(ids))
-                if targets[b] is None
-                else rerank_key(scs[row], chs[row], targets[b], length_weight)
-            )
-            hyps.append(Hypothesis(ids=ids, score=scs[row], chars=chs[row], fits=fits, rank=key))
+        mine = slice(b * k, (b + 1) * k)
+        hyps = _hypotheses(toks[mine], scs[mine], chs[mine], eos=net.cfg.eos_id, call=call, b=b)
         # with the lexicon an empty output is no translation either (its only way to "keep" to it)
         fitting = sorted(
-            (h for h in hyps if h.fits and (lexicon is None or h.chars > 0)), key=lambda h: -h.rank
+            (h for h in hyps if h.fits and (call.lexicon is None or h.chars > 0)),
+            key=lambda h: -h.rank,
         )
-        bound = budget_t is not None or floor_t is not None or words is not None
-        if not fitting and (bound or lexicon is not None):
+        if not fitting and (bound or call.lexicon is not None):
             misses.append(b)
-        results.append(fitting[:n_best])
+        results.append(fitting[: call.n_best])
+    return results, misses
 
-    if misses and lexicon is not None:  # nothing within the bounds keeps to the lexicon:
-        for b, hyps in zip(misses, again(misses, lexicon=None), strict=True):  # the best without
-            results[b] = hyps
-        return results
-    if misses and floor_t is not None:  # both bounds were impossible: keep the upper one alone
-        for b, hyps in zip(misses, again(misses, min_chars=None), strict=True):
-            results[b] = hyps
-    elif misses and budget_t is None:  # unbounded, and every hypothesis was cut at the forced end
-        for b, hyps in zip(misses, again(misses, words=None), strict=True):
-            results[b] = hyps
-    elif misses:
-        wide = again(misses, max_chars=None, n_best=k, target_chars=None, min_chars=None)
-        for b, hyps in zip(misses, wide, strict=True):
-            short = sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n_best]
-            results[b] = [
-                Hypothesis(ids=h.ids, score=h.score, chars=h.chars, fits=False, rank=h.rank)
-                for h in short
-            ]
+
+def _hypotheses(
+    toks: list[list[int]], scores: list[float], chars: list[int], eos: int, call: _Call, b: int
+) -> list[Hypothesis]:
+    """Row `b`'s K slots as hypotheses (dropped slots left out): the pieces up to EOS, whether
+    they fit the budget (non-empty, within it) and the re-ranking key (module docstring)."""
+    budget, target = call.max_chars[b], call.target_chars[b]
+    hyps = []
+    for ids, score, n in zip(toks, scores, chars, strict=True):
+        if score == NEG_INF:
+            continue
+        ids = ids[: ids.index(eos)] if eos in ids else ids
+        fits = budget is None or 0 < n <= budget
+        key = (
+            normalised_score(score, len(ids))
+            if target is None
+            else rerank_key(score, n, target, call.length_weight)
+        )
+        hyps.append(Hypothesis(ids=ids, score=score, chars=n, fits=fits, rank=key))
+    return hyps
+
+
+def _fall_back(
+    net: Transformer, src: Tensor, call: _Call, results: list[list[Hypothesis]], misses: list[int]
+) -> list[list[Hypothesis]]:
+    """`results` with the rows `misses` searched again, with the first setting that can help
+    dropped: the lexicon (the budget is the harder promise); else the lower bound; else, with no
+    budget (every hypothesis cut at the forced end), the whole-words rule; else the budget,
+    whose shortest non-empty candidates are returned flagged `fits=False`."""
+    none: list[int | None] = [None] * len(misses)
+    if call.lexicon is not None:
+        again = _run(net, src[misses], call.pick(misses, lexicon=None))
+    elif any(f is not None for f in call.min_chars):
+        again = _run(net, src[misses], call.pick(misses, min_chars=none))
+    elif all(b is None for b in call.max_chars):
+        again = _run(net, src[misses], call.pick(misses, words=None))
+    else:
+        k = max(call.beam, call.n_best)
+        wide = call.pick(misses, max_chars=none, n_best=k, target_chars=none, min_chars=none)
+        again = [
+            [dataclasses.replace(h, fits=False) for h in _shortest(hyps, call.n_best)]
+            for hyps in _run(net, src[misses], wide)
+        ]
+    for b, hyps in zip(misses, again, strict=True):
+        results[b] = hyps
     return results
 
 
-def _free_rows(
-    net: Transformer,
-    src: Tensor,
-    tgt_len: Tensor | None,
-    rows: list[int],
-    k: int,
-    max_len: int,
-    n_best: int,
-    bare: list[bool],
-) -> dict[int, list[Hypothesis]]:
-    """The rows `rows` of `src` through `free_beam` (K = k, its k best kept), re-ranked by the
-    length-normalised score; the source padding trimmed to theirs."""
-    sub = src[rows]
-    sub = sub[:, : int(sub.ne(net.cfg.pad_id).sum(1).max())]
-    lens = None if tgt_len is None else tgt_len[rows]
-    found = free_beam(model=net, src=sub, tgt_len=lens, beam=k, n=k, max_len=max_len)
-    pc, lead = net.piece_chars.tolist(), net.leading_space.tolist()
-    out: dict[int, list[Hypothesis]] = {}
-    for b, hyps in zip(rows, found, strict=True):
-        ranked = []
-        for ids, searched, score in hyps:
-            if searched == NEG_INF:  # a candidate that no piece could extend (a forced end)
-                continue
-            chars = sum(pc[i] - lead[i] for i in ids)  # without spaces
-            if not bare[b] and ids:
-                chars += sum(lead[i] for i in ids[1:])  # the first piece's space is not counted
-            key = normalised_score(searched, len(ids))  # CTranslate2's order
-            ranked.append(Hypothesis(ids=ids, score=score, chars=chars, fits=True, rank=key))
-        out[b] = sorted(ranked, key=lambda h: -h.rank)[:n_best]
-    return out
+def _shortest(hyps: list[Hypothesis], n: int) -> list[Hypothesis]:
+    """The `n` shortest non-empty hypotheses (then the empty ones), the better score first."""
+    return sorted(hyps, key=lambda h: (h.chars == 0, h.chars, -h.score))[:n]
