@@ -67,6 +67,54 @@ def min_costs(model: CMLM | LevT) -> tuple[int, int]:
     return int(first.masked_fill(banned, big).min()), int(later.masked_fill(banned, big).min())
 
 
+BIG = 1 << 30  # the budget of a row without one
+
+
+@dataclass(frozen=True)
+class PieceCosts:
+    """What the budgeted fill needs of a model's pieces: the characters each adds as the first
+    piece / later (V,), the pieces never generated (V,), the fewest characters a generable
+    first / later piece adds (m_first, m_later) and the ids of those cheapest pieces."""
+
+    first: Tensor
+    later: Tensor
+    banned: Tensor
+    m_first: int
+    m_later: int
+    cheap: tuple[Tensor, Tensor]
+
+    @classmethod
+    def of(cls, model: CMLM | LevT) -> PieceCosts:
+        """The costs of `model`'s pieces (`piece_costs`, `min_costs`, `cheapest_pieces`)."""
+        return cls(*piece_costs(model), *min_costs(model), cheapest_pieces(model))
+
+    def least(self, use_first: Tensor, valid: Tensor) -> Tensor:
+        """(B, N) m_t: the fewest characters any generable piece puts at each valid position."""
+        return torch.where(use_first, self.m_first, self.m_later) * valid
+
+    def chars(self, tokens: Tensor, use_first: Tensor, valid: Tensor) -> Tensor:
+        """(B,) the characters of each row's valid pieces `tokens` (B, N)."""
+        return (torch.where(use_first, self.first[tokens], self.later[tokens]) * valid).sum(1)
+
+
+def first_positions(B: int, N: int, at: int, bare: Tensor | None, dev: torch.device) -> Tensor:
+    """(B, N) the positions whose cost is a first piece's: position `at` (the first piece), and
+    every position of the rows `bare` (B,) that count no word-boundary space."""
+    use_first = torch.zeros(B, N, dtype=torch.bool, device=dev)
+    use_first[:, at] = True
+    if bare is not None:
+        use_first |= bare[:, None]
+    return use_first
+
+
+def budget_limit(budget: Tensor | None, dev: torch.device) -> Tensor | None:
+    """(B,) each row's budget in characters, `BIG` where it has none (negative); None: none."""
+    if budget is None:
+        return None
+    limit = budget.to(dev)
+    return torch.where(limit < 0, torch.full_like(limit, BIG), limit)
+
+
 @torch.inference_mode()
 def mask_predict(
     model: CMLM,
@@ -87,71 +135,83 @@ def mask_predict(
         raise ValueError("iterations must be >= 1")
     if bool((lengths < 1).any()):
         raise ValueError("every row needs at least one target piece")
-    cfg = model.cfg
     dev = src.device
     B, N = src.size(0), int(lengths.max())
     lengths = lengths.to(dev)
     memory, src_pad = model.encode(src)
     signal: Tensor | None = lengths if tgt_len is None else tgt_len.to(dev)
-    if cfg.encoding == "sinusoidal":
+    if model.cfg.encoding == "sinusoidal":
         signal = None
     valid = torch.arange(N, device=dev)[None, :] < lengths[:, None]  # (B, N)
-    first, later, banned = piece_costs(model)
     # (B, N, V) is avoided: a position's cost table is `first` at t = 0 or in no_space rows.
-    use_first = torch.zeros(B, N, dtype=torch.bool, device=dev)
-    use_first[:, 0] = True
-    if no_space is not None:
-        use_first |= no_space.to(dev)[:, None]
-    m_first, m_later = min_costs(model)
-    least = torch.where(use_first, m_first, m_later) * valid  # (B, N) m_t
-    tokens = torch.full((B, N), cfg.pad_id, dtype=torch.long, device=dev)
+    bare = None if no_space is None else no_space.to(dev)
+    use_first = first_positions(B, N, at=0, bare=bare, dev=dev)
+    costs, limit = PieceCosts.of(model), budget_limit(budget, dev)
+    tokens = torch.full((B, N), model.cfg.pad_id, dtype=torch.long, device=dev)
     logp_tok = torch.zeros(B, N, device=dev)
-    limit = None
-    if budget is not None:
-        limit = budget.to(dev)
-        limit = torch.where(limit < 0, torch.full_like(limit, 1 << 30), limit)
-    cheap = cheapest_pieces(model)
-    weight = model.embed.weight  # (V, D) the tied output projection
     for it in range(iterations):
-        if it == 0:
-            mask = valid.clone()
-        else:  # re-mask the n lowest-probability pieces (Ghazvininejad et al. 2019, sec. 3)
-            n = (lengths * (iterations - it)) // iterations  # (B,)
-            conf = logp_tok.masked_fill(~valid, float("inf"))
-            rank = conf.argsort(dim=1, stable=True).argsort(dim=1)  # 0 = least confident
-            mask = (rank < n[:, None]) & valid
-            if not bool(mask.any()):
-                break
+        mask = valid.clone() if it == 0 else remask(logp_tok, lengths, valid, it=it, of=iterations)
+        if not bool(mask.any()):
+            break
         inp = torch.where(mask, torch.full_like(tokens, model.mask_id), tokens)
         hidden = model.decode_hidden(inp, memory, src_pad, signal)  # (B, N, D)
-        rb, rt = mask.nonzero(as_tuple=True)  # only the masked positions are projected
-        logp = torch.log_softmax((hidden[rb, rt] @ weight.t()).float(), dim=-1)  # (M, V)
-        logp.masked_fill_(banned, NEG_INF)
-        best_id = torch.zeros(B, N, dtype=torch.long, device=dev)
-        best_lp = torch.zeros(B, N, device=dev)
-        if limit is None:
-            best_lp[rb, rt], best_id[rb, rt] = logp.max(dim=-1)
-        else:
-            cand_id, cand_lp = fill_candidates(logp, use_first[rb, rt], cheap)  # (M, k+1)
-            dense_id = torch.zeros(B, N, cand_id.size(1), dtype=torch.long, device=dev)
-            dense_lp = torch.full((B, N, cand_id.size(1)), NEG_INF, device=dev)
-            dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
-            best_id, best_lp = fill_within_budget(
-                dense_id,
-                dense_lp,
-                mask=mask,
-                tokens=tokens,
-                valid=valid,
-                use_first=use_first,
-                least=least,
-                limit=limit,
-                first=first,
-                later=later,
-            )
-        tokens = torch.where(mask, best_id, tokens)
-        logp_tok = torch.where(mask, best_lp, logp_tok)
-    costs = torch.where(use_first, first[tokens], later[tokens]) * valid
-    return Decoded(tokens, logp_tok * valid, costs.sum(dim=1))
+        tokens, logp_tok = predict_masked(
+            model, hidden, mask=mask, tokens=tokens, logp_tok=logp_tok, costs=costs, limit=limit,
+            use_first=use_first, valid=valid,
+        )  # fmt: skip
+    return Decoded(tokens, logp_tok * valid, costs.chars(tokens, use_first, valid))
+
+
+def remask(logp_tok: Tensor, lengths: Tensor, valid: Tensor, *, it: int, of: int) -> Tensor:
+    """(B, N) the positions iteration `it` of T = `of` re-predicts: the n = floor(N (T - it) / T)
+    pieces of lowest probability (Ghazvininejad et al. 2019, sec. 3)."""
+    n = (lengths * (of - it)) // of  # (B,)
+    conf = logp_tok.masked_fill(~valid, float("inf"))
+    rank = conf.argsort(dim=1, stable=True).argsort(dim=1)  # 0 = least confident
+    return (rank < n[:, None]) & valid
+
+
+def predict_masked(
+    model: CMLM | LevT,
+    hidden: Tensor,
+    *,
+    mask: Tensor,
+    tokens: Tensor,
+    logp_tok: Tensor,
+    costs: PieceCosts,
+    limit: Tensor | None,
+    use_first: Tensor,
+    valid: Tensor,
+) -> tuple[Tensor, Tensor]:
+    """(tokens, logp_tok) (B, N) with every masked position a piece and its log-probability:
+    the most probable one, or with a budget `limit` (B,) the best that keeps its row within it
+    (`fill_within_budget`). `hidden` (B, N, D) the decoder states; only the masked positions
+    go through the output projection."""
+    rb, rt = mask.nonzero(as_tuple=True)
+    weight = model.embed.weight  # (V, D) the tied output projection
+    logp = torch.log_softmax((hidden[rb, rt] @ weight.t()).float(), dim=-1)  # (M, V)
+    logp.masked_fill_(costs.banned, NEG_INF)
+    if limit is None:
+        best_lp, best_id = logp.max(dim=-1)
+        return tokens.index_put((rb, rt), best_id), logp_tok.index_put((rb, rt), best_lp)
+    cand_id, cand_lp = fill_candidates(logp, use_first[rb, rt], costs.cheap)  # (M, k+1)
+    B, N = mask.shape
+    dense_id = torch.zeros(B, N, cand_id.size(1), dtype=torch.long, device=mask.device)
+    dense_lp = torch.full((B, N, cand_id.size(1)), NEG_INF, device=mask.device)
+    dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
+    best_id, best_lp = fill_within_budget(
+        dense_id,
+        dense_lp,
+        mask=mask,
+        tokens=tokens,
+        valid=valid,
+        use_first=use_first,
+        least=costs.least(use_first, valid),
+        limit=limit,
+        first=costs.first,
+        later=costs.later,
+    )
+    return torch.where(mask, best_id, tokens), torch.where(mask, best_lp, logp_tok)
 
 
 def cheapest_pieces(model: CMLM | LevT) -> tuple[Tensor, Tensor]:

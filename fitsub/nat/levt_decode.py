@@ -45,16 +45,14 @@ import torch
 from torch import Tensor
 
 from fitsub.nat.decode import (
+    BIG,
     NEG_INF,
-    cheapest_pieces,
-    fill_candidates,
-    fill_within_budget,
-    min_costs,
-    piece_costs,
+    PieceCosts,
+    budget_limit,
+    first_positions,
+    predict_masked,
 )
 from fitsub.nat.levt import MAX_PLACEHOLDERS, LevT
-
-BIG = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -125,6 +123,31 @@ def _insert(y: Tensor, lp: Tensor, counts: Tensor, plh: int, pad: int) -> tuple[
     return out.masked_fill(past, pad), out_lp.masked_fill(past, 0.0)
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """What each row brings to an iteration: the encoder output (B, S, D) and its padding, the
+    length signal (B,) (None: none), the most pieces (B,), the budget (B,) (None: none) and
+    whether it counts no word-boundary space (B,)."""
+
+    memory: Tensor
+    src_pad: Tensor
+    signal: Tensor | None
+    max_len: Tensor
+    limit: Tensor | None
+    bare: Tensor
+
+    def take(self, act: Tensor) -> _Rows:
+        """The rows `act` (b,) only."""
+        return _Rows(
+            memory=self.memory[act],
+            src_pad=self.src_pad[act],
+            signal=None if self.signal is None else self.signal[act],
+            max_len=self.max_len[act],
+            limit=None if self.limit is None else self.limit[act],
+            bare=self.bare[act],
+        )
+
+
 @torch.inference_mode()
 def levt_decode(
     model: LevT,
@@ -143,27 +166,23 @@ def levt_decode(
     """
     if max_iter < 1:
         raise ValueError("max_iter must be >= 1")
-    cfg = model.cfg
-    pad, bos, eos, plh = cfg.pad_id, cfg.bos_id, cfg.eos_id, model.plh_id
-    dev = src.device
-    B = src.size(0)
-    memory, src_pad = model.encode(src)
-    signal = None if tgt_len is None or cfg.encoding == "sinusoidal" else tgt_len.to(dev)
+    cfg, dev, B = model.cfg, src.device, src.size(0)
+    pad = cfg.pad_id
     if max_len is None:
         max_len = 2 * src.ne(pad).sum(1) + 10
-    max_len = max_len.to(dev).clamp(min=1, max=cfg.max_positions - 2)
-    first, later, banned = piece_costs(model)
-    m_first, m_later = min_costs(model)
-    cheap = cheapest_pieces(model)
-    bare = torch.zeros(B, dtype=torch.bool, device=dev)
-    if no_space is not None:
-        bare = no_space.to(dev).bool()
-    limit = None
-    if budget is not None:
-        limit = budget.to(dev)
-        limit = torch.where(limit < 0, torch.full_like(limit, BIG), limit)
-    weight = model.embed.weight  # (V, D) the tied output projection
-    y = torch.tensor([[bos, eos]], device=dev).expand(B, 2).clone()
+    memory, src_pad = model.encode(src)
+    rows = _Rows(
+        memory=memory,
+        src_pad=src_pad,
+        signal=None if tgt_len is None or cfg.encoding == "sinusoidal" else tgt_len.to(dev),
+        max_len=max_len.to(dev).clamp(min=1, max=cfg.max_positions - 2),
+        limit=budget_limit(budget, dev),
+        bare=torch.zeros(B, dtype=torch.bool, device=dev)
+        if no_space is None
+        else no_space.to(dev).bool(),
+    )
+    costs = PieceCosts.of(model)
+    y = torch.tensor([[cfg.bos_id, cfg.eos_id]], device=dev).expand(B, 2).clone()
     lp = torch.zeros(B, 2, device=dev)
     done = torch.zeros(B, dtype=torch.bool, device=dev)
     iters = torch.zeros(B, dtype=torch.long, device=dev)
@@ -172,103 +191,96 @@ def levt_decode(
         act = (~done).nonzero()[:, 0]
         if act.numel() == 0:
             break
-        a_y, a_lp = y[act], lp[act]
-        a_y, a_lp = _compact(a_y, a_lp, a_y.ne(pad), pad)
-        before = a_y
-        mem, spad = memory[act], src_pad[act]
-        # 1. deletion
-        inner = _inner(a_y, model)
-        if bool(inner.any()):
-            dele = model.deletion_logits(a_y, mem, spad).argmax(-1).eq(1) & inner
-            a_y, a_lp = _compact(a_y, a_lp, a_y.ne(pad) & ~dele, pad)
-        # 2. placeholders, at most max_len pieces and, with a budget, P new pieces
-        inner = _inner(a_y, model)
-        n_inner = inner.sum(1)
-        cap = (max_len[act] - n_inner).clamp(min=0)
-        if limit is not None:
-            a_bare, a_lim = bare[act], limit[act]
-            m_new = torch.where(a_bare, m_first, m_later)  # (b,) a new piece's fewest chars
-            per = m_new.clamp(min=1)
-            cost = torch.where(a_bare[:, None], first[a_y], later[a_y]) * inner
-            room = (a_lim - cost.sum(1)).clamp(min=0) // per
-            empty = 1 + (a_lim - m_first).clamp(min=-1) // per  # first piece: m_first
-            room = torch.where(n_inner.eq(0) & a_lim.ge(m_first), empty, room)
-            free = a_lim.ge(BIG) | m_new.eq(0)  # no budget, or pieces of no characters
-            cap = torch.minimum(cap, torch.where(free, cap, room))
-        slots = a_y[:, 1:].ne(pad)  # (b, T-1)
-        logp = torch.log_softmax(
-            model.placeholder_logits(
-                a_y, mem, spad, None if signal is None else signal[act]
-            ).float(),
-            dim=-1,
-        )  # (b, T-1, K+1)
-        counts = logp.argmax(-1).masked_fill(~slots, 0).clamp(max=MAX_PLACEHOLDERS)
-        counts = _cap(counts, logp, cap)
-        if bool(counts.any()):
-            a_y, a_lp = _insert(y=a_y, lp=a_lp, counts=counts, plh=plh, pad=pad)
-            # 3. tokens for the placeholders
-            mask = a_y.eq(plh)
-            hidden = model.token_hidden(a_y, mem, spad)  # (b, T, D)
-            rb, rt = mask.nonzero(as_tuple=True)
-            tok_lp = torch.log_softmax((hidden[rb, rt] @ weight.t()).float(), dim=-1)  # (M, V)
-            tok_lp.masked_fill_(banned, NEG_INF)
-            if limit is None:
-                best_lp, best_id = tok_lp.max(dim=-1)
-                a_y = a_y.index_put((rb, rt), best_id)
-                a_lp = a_lp.index_put((rb, rt), best_lp)
-            else:
-                b, T = a_y.shape
-                valid = _inner(a_y, model) | mask
-                use_first = torch.zeros(b, T, dtype=torch.bool, device=dev)
-                use_first[:, 1] = True
-                use_first |= bare[act][:, None]
-                least = torch.where(use_first, m_first, m_later) * valid
-                cand_id, cand_lp = fill_candidates(tok_lp, use_first[rb, rt], cheap)
-                dense_id = torch.zeros(b, T, cand_id.size(1), dtype=torch.long, device=dev)
-                dense_lp = torch.full((b, T, cand_id.size(1)), NEG_INF, device=dev)
-                dense_id[rb, rt], dense_lp[rb, rt] = cand_id, cand_lp
-                best_id, best_lp = fill_within_budget(
-                    dense_id,
-                    dense_lp,
-                    mask=mask,
-                    tokens=a_y,
-                    valid=valid,
-                    use_first=use_first,
-                    least=least,
-                    limit=limit[act],
-                    first=first,
-                    later=later,
-                )
-                a_y = torch.where(mask, best_id, a_y)
-                a_lp = torch.where(mask, best_lp, a_lp)
-        same = a_y.shape == before.shape and torch.equal(a_y, before)
-        unchanged = (
-            torch.ones(act.numel(), dtype=torch.bool, device=dev)
-            if same
-            else _rows_equal(a_y, before, pad)
-        )
+        before, a_lp = _compact(y[act], lp[act], y[act].ne(pad), pad)
+        a_y, a_lp = _iteration(model, before, a_lp, rows=rows.take(act), costs=costs)
         iters[act] += 1
         y, lp = _scatter_rows(y, lp, act=act, a_y=a_y, a_lp=a_lp, pad=pad)
-        done[act] |= unchanged
+        done[act] |= _rows_equal(a_y, before, pad)  # unchanged: the next would be too
         history.append(_inner_only(y, lp, model))
     tokens, logp_tok = _inner_only(y, lp, model)
-    lengths = tokens.ne(pad).sum(1)
-    use_first = torch.zeros_like(tokens, dtype=torch.bool)
-    use_first[:, 0] = True
-    use_first |= bare[:, None]
-    chars = (torch.where(use_first, first[tokens], later[tokens]) * tokens.ne(pad)).sum(1)
+    valid = tokens.ne(pad)
+    use_first = first_positions(B, tokens.size(1), at=0, bare=rows.bare, dev=dev)
     return LevTDecoded(
         tokens=tokens,
         logp=logp_tok,
-        lengths=lengths,
-        chars=chars,
+        lengths=valid.sum(1),
+        chars=costs.chars(tokens, use_first, valid),
         iterations=iters,
         history=history,
     )
 
 
+def _iteration(
+    model: LevT, y: Tensor, lp: Tensor, rows: _Rows, costs: PieceCosts
+) -> tuple[Tensor, Tensor]:
+    """One iteration of the three policies over rows y (b, T) (module docstring)."""
+    y, lp = _delete(model, y, lp, rows)
+    counts = _placeholders(model, y, rows, _placeholder_cap(model, y, rows, costs))
+    if not bool(counts.any()):
+        return y, lp
+    y, lp = _insert(y=y, lp=lp, counts=counts, plh=model.plh_id, pad=model.cfg.pad_id)
+    return _fill(model, y, lp, rows=rows, costs=costs)
+
+
+def _delete(model: LevT, y: Tensor, lp: Tensor, rows: _Rows) -> tuple[Tensor, Tensor]:
+    """Policy 1: drop every inner token whose deletion score wins (skipped while y is empty)."""
+    inner = _inner(y, model)
+    if not bool(inner.any()):
+        return y, lp
+    dele = model.deletion_logits(y, rows.memory, rows.src_pad).argmax(-1).eq(1) & inner
+    return _compact(y, lp, y.ne(model.cfg.pad_id) & ~dele, model.cfg.pad_id)
+
+
+def _placeholder_cap(model: LevT, y: Tensor, rows: _Rows, costs: PieceCosts) -> Tensor:
+    """(b,) the most new pieces a row may get: up to `max_len` pieces and, with a budget,
+    P = (budget - C) // m_later (an empty row 1 + (budget - m_first) // m_later; module
+    docstring), so that m for every placeholder still fits."""
+    inner = _inner(y, model)
+    n_inner = inner.sum(1)
+    cap = (rows.max_len - n_inner).clamp(min=0)
+    if rows.limit is None:
+        return cap
+    bare, limit, m_first = rows.bare, rows.limit, costs.m_first
+    m_new = torch.where(bare, m_first, costs.m_later)  # (b,) a new piece's fewest chars
+    per = m_new.clamp(min=1)
+    cost = torch.where(bare[:, None], costs.first[y], costs.later[y]) * inner
+    room = (limit - cost.sum(1)).clamp(min=0) // per
+    empty = 1 + (limit - m_first).clamp(min=-1) // per  # first piece: m_first
+    room = torch.where(n_inner.eq(0) & limit.ge(m_first), empty, room)
+    free = limit.ge(BIG) | m_new.eq(0)  # no budget, or pieces of no characters
+    return torch.minimum(cap, torch.where(free, cap, room))
+
+
+def _placeholders(model: LevT, y: Tensor, rows: _Rows, cap: Tensor) -> Tensor:
+    """Policy 2: (b, T-1) the placeholders to insert after each position: the argmax of eq. 5,
+    the classifier seeing the requested length through its LDPE (Oka et al. 2021), at most
+    `cap` (b,) new per row (`_cap`)."""
+    slots = y[:, 1:].ne(model.cfg.pad_id)  # (b, T-1)
+    logits = model.placeholder_logits(y, rows.memory, rows.src_pad, rows.signal)
+    logp = torch.log_softmax(logits.float(), dim=-1)  # (b, T-1, K+1)
+    counts = logp.argmax(-1).masked_fill(~slots, 0).clamp(max=MAX_PLACEHOLDERS)
+    return _cap(counts, logp, cap)
+
+
+def _fill(
+    model: LevT, y: Tensor, lp: Tensor, rows: _Rows, costs: PieceCosts
+) -> tuple[Tensor, Tensor]:
+    """Policy 3: a token for every placeholder (argmax of eq. 6), within the budget
+    (`fitsub.nat.decode.predict_masked`, shared with the CMLM)."""
+    mask = y.eq(model.plh_id)
+    hidden = model.token_hidden(y, rows.memory, rows.src_pad)  # (b, T, D)
+    use_first = first_positions(y.size(0), y.size(1), at=1, bare=rows.bare, dev=y.device)
+    valid = _inner(y, model) | mask
+    return predict_masked(
+        model, hidden, mask=mask, tokens=y, logp_tok=lp, costs=costs, limit=rows.limit,
+        use_first=use_first, valid=valid,
+    )  # fmt: skip
+
+
 def _rows_equal(a: Tensor, b: Tensor, pad: int) -> Tensor:
     """(B,) whether rows of a (B, Ta) and b (B, Tb) hold the same tokens (pads aside)."""
+    if a.shape == b.shape and torch.equal(a, b):
+        return torch.ones(a.size(0), dtype=torch.bool, device=a.device)
     W = max(a.size(1), b.size(1))
     a = torch.nn.functional.pad(a, (0, W - a.size(1)), value=pad)
     b = torch.nn.functional.pad(b, (0, W - b.size(1)), value=pad)
