@@ -95,6 +95,34 @@ class DistillConfig:
         return d
 
 
+def teacher_unit_chars(model: Path) -> float:
+    """Characters per length unit of the teacher checkpoint `model`: 1 for a character-unit
+    autoregressive model, else its config's `chars_per_piece` (InputError for a bad config)."""
+    from fitsub.nmt.checkpoint import read_config
+    from fitsub.nmt.config import config_arch
+
+    mcfg = read_config(model)["model"]
+    try:
+        arch = config_arch(mcfg)
+    except ValueError as err:
+        raise InputError(model, f"bad model config: {err}") from None
+    if mcfg.get("length_unit") != "char" or arch == "cmlm":
+        return float((mcfg.get("extra") or {}).get("chars_per_piece") or 1.0)
+    return 1.0
+
+
+def summary(meta: dict[str, Any]) -> str:
+    """The run's one line: sentences done, speed and the length ratios (OUT.distill.json's)."""
+    rate = meta["sentences_per_s"]
+    lens = meta["lengths"]
+    ratio = "" if lens["ratio_mean"] is None else f"; length ratio {lens['ratio_mean']:.3f}"
+    ratio += "" if lens["ratio_sd"] is None else f" ± {lens['ratio_sd']:.3f}"
+    ref = lens["ref_ratio_mean"]
+    ratio += "" if ref is None else f" (references {ref:.3f} ± {lens['ref_ratio_sd']:.3f})"
+    speed = "" if rate is None else f" in {meta['seconds']:.1f} s ({rate:.1f} sentences/s)"
+    return f"distilled {meta['done']}/{meta['total']} sentences{speed}{ratio}"
+
+
 def output_paths(cfg: DistillConfig) -> tuple[Path, Path, Path]:
     """(OUT.SRC, OUT.TGT, OUT.distill.json)."""
     out = Path(cfg.out)
