@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from torch import Tensor
 
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.languages import source_text, target_language
-from fitsub.hf.length_positions import PE_METHODS, attach, detach
+from fitsub.hf.languages import Language, source_text, target_language
+from fitsub.hf.length_positions import PE_METHODS, LengthPositions, attach, detach
 from fitsub.hf.loading import META, META_FORMAT, load_pretrained
 from fitsub.io.atomic import atomic_write_text
 from fitsub.nmt.lengths import LENGTH_TOKENS, fit_thresholds, length_class
@@ -79,9 +80,43 @@ def _batches(lengths: list[int], max_tokens: int, rng: random.Random) -> list[li
     return out
 
 
+@dataclass(frozen=True)
+class _Encoded:
+    """The training pairs as the model reads them, with what the saved model records."""
+
+    src: list[list[int]]  # source ids (length token and language prefix included)
+    tgt: list[list[int]]  # target ids
+    content: list[int]  # each target's pieces, special tokens aside (the +PE length)
+    thresholds: tuple[float, float]  # <short> / <normal> / <long> ratio thresholds
+    chars_per_piece: float
+    pairs: int  # pairs kept
+    dropped: dict[str, int]  # pairs dropped, by reason (`fitsub.train.corpus.filter_pairs`)
+
+
 def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = None) -> Path:
     """Fine-tune `cfg.base` on `pairs` with `cfg.method`; returns `OUT/best`."""
     say = callback or (lambda ev: None)
+    best = _check(cfg)
+    device = resolve_device(cfg.device)
+    if cfg.threads is not None and device.type == "cpu":
+        torch.set_num_threads(cfg.threads)
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    net, tok, lang = _load(cfg)
+    data = _encode(cfg, pairs, net=net, tok=tok, lang=lang)
+    positions = attach(net, cfg.method) if cfg.method in PE_METHODS else None
+    steps, loss = _train(cfg, net, tok.pad_token_id, data, positions, device, say)
+    if positions is not None:
+        positions.lengths = None
+        detach(net)
+    net.eval().to("cpu")
+    _save(cfg, net, tok, best, data, steps=steps, loss=loss)
+    say({"event": "done", "step": steps, "reason": "end", "out": str(best)})
+    return best
+
+
+def _check(cfg: FinetuneConfig) -> Path:
+    """`OUT/best`, once the method is one a Hugging Face model takes and OUT/best is new."""
     if cfg.method not in HF_METHODS:
         raise InputError(
             None,
@@ -89,15 +124,15 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
             f"choose from {', '.join(HF_METHODS)}",
             setting="method",
         )
-    out = Path(cfg.out_dir)
-    best = out / "best"
+    best = Path(cfg.out_dir) / "best"
     if best.exists():
         raise InputError(best, "already exists; choose a new --out")
-    device = resolve_device(cfg.device)
-    if cfg.threads is not None and device.type == "cpu":
-        torch.set_num_threads(cfg.threads)
-    random.seed(cfg.seed)
-    torch.manual_seed(cfg.seed)
+    return best
+
+
+def _load(cfg: FinetuneConfig) -> tuple[Any, Any, Language]:
+    """The base model, its tokenizer set to the target language, and how that language reaches
+    the model; a +PE method only on Marian's sinusoidal positions."""
     net, tok, config, _ = load_pretrained(cfg.base)
     kind = str(getattr(config, "model_type", ""))
     if cfg.method in PE_METHODS and kind != "marian":
@@ -110,6 +145,12 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     lang = target_language(tok, config, lang=cfg.tgt_lang, src_lang=cfg.src_lang, model=cfg.base)
     if lang.forced_bos is not None and hasattr(tok, "tgt_lang") and lang.code:
         tok.tgt_lang = lang.code[2:-2] if lang.code.startswith("__") else lang.code
+    return net, tok, lang
+
+
+def _encode(cfg: FinetuneConfig, pairs: Corpus, *, net: Any, tok: Any, lang: Language) -> _Encoded:
+    """The filtered pairs encoded: under `tok` each source with its length class's token (Lakew
+    et al. 2019, thresholds from this data's ratios)."""
     data, dropped = filter_pairs(pairs)
     if len(data) == 0:
         raise InputError(None, "no training pairs left after filtering (empty or too long)")
@@ -117,19 +158,9 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
     tgt_chars = [char_length(t) for t in data.tgt]
     ratios = [t / max(s, 1) for s, t in zip(src_chars, tgt_chars, strict=True)]
     thresholds = fit_thresholds(ratios)
-    vocab_before = int(net.get_output_embeddings().weight.shape[0])
     tokens: list[str | None] = [None] * len(data)
     if cfg.method == "tok":
-        tok.add_tokens(list(LENGTH_TOKENS), special_tokens=True)
-        ids = tok.convert_tokens_to_ids(list(LENGTH_TOKENS))
-        taken = [i for i in ids if i < vocab_before]
-        if taken or tok.convert_ids_to_tokens(ids) != list(LENGTH_TOKENS):
-            raise InputError(
-                cfg.base,
-                "its tokenizer cannot take new length tokens without reusing ids of the model "
-                "(M2M-100's language ids); fine-tune Marian, NLLB, mBART-50 or T5 with tok",
-            )
-        net.resize_token_embeddings(max(ids) + 1)
+        _add_length_tokens(net, tok, cfg.base)
         tokens = [length_class(s, t, thresholds) for s, t in zip(src_chars, tgt_chars, strict=True)]
     texts = [source_text(s, lang, k) for s, k in zip(data.src, tokens, strict=True)]
     enc_src = tok(texts)["input_ids"]
@@ -138,41 +169,68 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
         {lang.forced_bos} if lang.forced_bos is not None else set()
     )
     content = [sum(1 for x in t if x not in special) for t in enc_tgt]
-    chars_per_piece = sum(tgt_chars) / max(1, sum(content))
-    positions = attach(net, cfg.method) if cfg.method in PE_METHODS else None
+    per_piece = sum(tgt_chars) / max(1, sum(content))
+    return _Encoded(
+        src=enc_src,
+        tgt=enc_tgt,
+        content=content,
+        thresholds=thresholds,
+        chars_per_piece=per_piece,
+        pairs=len(data),
+        dropped=dropped,
+    )
+
+
+def _add_length_tokens(net: Any, tok: Any, base: str) -> None:
+    """`<short>`, `<normal>` and `<long>` added to the tokenizer and the embeddings, as new ids."""
+    vocab_before = int(net.get_output_embeddings().weight.shape[0])
+    tok.add_tokens(list(LENGTH_TOKENS), special_tokens=True)
+    ids = tok.convert_tokens_to_ids(list(LENGTH_TOKENS))
+    taken = [i for i in ids if i < vocab_before]
+    if taken or tok.convert_ids_to_tokens(ids) != list(LENGTH_TOKENS):
+        raise InputError(
+            base,
+            "its tokenizer cannot take new length tokens without reusing ids of the model "
+            "(M2M-100's language ids); fine-tune Marian, NLLB, mBART-50 or T5 with tok",
+        )
+    net.resize_token_embeddings(max(ids) + 1)
+
+
+def _train(
+    cfg: FinetuneConfig,
+    net: Any,
+    pad: int,
+    data: _Encoded,
+    positions: LengthPositions | None,
+    device: torch.device,
+    say: Callback,
+) -> tuple[int, float]:
+    """AdamW with linear warm-up over length-sorted batches until a step, time or epoch limit
+    (one epoch when none is given); (updates made, the loss's moving average)."""
     bf16 = device.type == "cuda" and cfg.precision in ("auto", "bf16")
     bf16 = bf16 and torch.cuda.is_bf16_supported()
     net.to(device).train()
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
-    pad = tok.pad_token_id
-    lengths = [len(s) + len(t) for s, t in zip(enc_src, enc_tgt, strict=True)]
+    lengths = [len(s) + len(t) for s, t in zip(data.src, data.tgt, strict=True)]
     rng = random.Random(cfg.seed)
     max_epochs = cfg.max_epochs or (None if (cfg.max_steps or cfg.max_time) else 1)
     say(
         {
             "event": "data",
-            "train_pairs": len(data),
-            "dropped": dropped,
-            "thresholds": list(thresholds),
-            "chars_per_piece": chars_per_piece,
+            "train_pairs": data.pairs,
+            "dropped": data.dropped,
+            "thresholds": list(data.thresholds),
+            "chars_per_piece": data.chars_per_piece,
             "method": cfg.method,
             "base": cfg.base,
         }
     )
     step, epoch, start, loss_avg = 0, 0, time.monotonic(), math.nan
-    done = False
-    while not done:
+    while True:
         for batch in _batches(lengths, cfg.max_tokens, rng):
-            s_len = max(len(enc_src[i]) for i in batch)
-            t_len = max(len(enc_tgt[i]) for i in batch)
-            src = torch.full((len(batch), s_len), pad, dtype=torch.long)
-            labels = torch.full((len(batch), t_len), -100, dtype=torch.long)
-            for row, i in enumerate(batch):
-                src[row, : len(enc_src[i])] = torch.tensor(enc_src[i])
-                labels[row, : len(enc_tgt[i])] = torch.tensor(enc_tgt[i])
-            src, labels = src.to(device), labels.to(device)
+            src, labels = _tensors(data, batch, pad, device)
             if positions is not None:  # the reference's length in pieces (Takase & Okazaki)
-                positions.lengths = torch.tensor([content[i] for i in batch], device=device)
+                positions.lengths = torch.tensor([data.content[i] for i in batch], device=device)
             lr = cfg.lr * min(1.0, (step + 1) / max(1, cfg.warmup))
             for group in opt.param_groups:
                 group["lr"] = lr
@@ -190,15 +248,30 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
             if (cfg.max_steps and step >= cfg.max_steps) or (
                 cfg.max_time and elapsed >= cfg.max_time
             ):
-                done = True
-                break
+                return step, loss_avg
         epoch += 1
         if max_epochs is not None and epoch >= max_epochs:
-            done = True
-    if positions is not None:
-        positions.lengths = None
-        detach(net)
-    net.eval().to("cpu")
+            return step, loss_avg
+
+
+def _tensors(
+    data: _Encoded, batch: list[int], pad: int, device: torch.device
+) -> tuple[Tensor, Tensor]:
+    """(source ids padded with `pad`, target labels padded with -100) of `batch`, on `device`."""
+    s_len = max(len(data.src[i]) for i in batch)
+    t_len = max(len(data.tgt[i]) for i in batch)
+    src = torch.full((len(batch), s_len), pad, dtype=torch.long)
+    labels = torch.full((len(batch), t_len), -100, dtype=torch.long)
+    for row, i in enumerate(batch):
+        src[row, : len(data.src[i])] = torch.tensor(data.src[i])
+        labels[row, : len(data.tgt[i])] = torch.tensor(data.tgt[i])
+    return src.to(device), labels.to(device)
+
+
+def _save(
+    cfg: FinetuneConfig, net: Any, tok: Any, best: Path, data: _Encoded, *, steps: int, loss: float
+) -> None:
+    """OUT/best: the model (safetensors), its tokenizer and `fitsub.json` (what it learned)."""
     best.mkdir(parents=True)
     net.save_pretrained(best, safe_serialization=True)
     tok.save_pretrained(best)
@@ -206,20 +279,18 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
         "format": META_FORMAT,
         "base_model": cfg.base,
         "method": cfg.method,
-        "length_thresholds": list(thresholds),
+        "length_thresholds": list(data.thresholds),
         "length_tokens": list(LENGTH_TOKENS) if cfg.method == "tok" else [],
         "length_unit": "subword",
-        "chars_per_piece": chars_per_piece,
+        "chars_per_piece": data.chars_per_piece,
         "src_lang": cfg.src_lang,
         "tgt_lang": cfg.tgt_lang,
-        "steps": step,
-        "train_pairs": len(data),
-        "final_loss": loss_avg,
+        "steps": steps,
+        "train_pairs": data.pairs,
+        "final_loss": loss,
         "paper": "Lakew et al. 2019 (tok); Takase & Okazaki 2019 (ldpe+pe, lrpe+pe)",
     }
     atomic_write_text(best / META, json.dumps(meta, indent=2) + "\n")
-    say({"event": "done", "step": step, "reason": "end", "out": str(best)})
-    return best
 
 
 def read_pairs(
