@@ -23,7 +23,7 @@ from fitsub.budget import Limits, line_room
 from fitsub.document import Document
 from fitsub.errors import InputError
 from fitsub.formats.markdown import escape_translation, opens_line
-from fitsub.markup import protect
+from fitsub.markup import Protected, protect
 from fitsub.pipeline.names import file_names
 from fitsub.quality.dictionary import Dictionary
 from fitsub.quality.flags import Flag
@@ -111,52 +111,26 @@ def apply_edits(
     names = file_names(plain)
     for edit in sorted(edits, key=lambda e: e.index):
         seg = doc.segments[edit.index]
-        where = f"segment {edit.id or edit.index + 1}"
         prot = protect(seg.text, doc.markup)
-        lines = _lines(edit.text)
-        if not lines:
-            raise InputError(None, f"{where}: the edit is empty (a segment keeps its words)")
         timed = doc.timed and limits is not None
         room = line_room(prot, limits) if timed and limits is not None else None
-        reflowed = False
-        if prot.is_dialogue:
-            turns = lines if len(lines) == len(prot.turns) else None
-            new = prot.restore_turns(turns) if turns else prot.restore("\n".join(lines))
-            shown = _lines(new) if turns is None else lines
-        else:
-            if timed and limits is not None and room is not None:
-                fits = len(lines) <= limits.lines and all(char_length(x) <= room for x in lines)
-                if not fits:
-                    lines = reflow(" ".join(lines), room, limits.lines, lang=lang)
-                    reflowed = True
-                words = "\n".join(lines)
-            else:
-                words = " ".join(lines)
-            if doc.format == "markdown":
-                gap = doc.gaps[edit.index] if doc.gaps else ""
-                words = escape_translation(words, opens_line(gap), prot.turns[0].kept_texts)
-            new = prot.restore_turns([words])
-            shown = lines
-        chars = edit_chars("\n".join(shown))
-        duration = seg.duration_ms
-        cps = None
-        problems = _problems(
-            chars=chars,
-            budget=edit.budget,
-            lines=shown,
-            room=room,
-            limits=limits if timed else None,
-        )
-        if timed and limits is not None and duration:
-            cps = (chars + prot.markup_chars) * 1000 / duration
-            if limits.reading_speed and cps > limits.cps:
-                problems.append(f"{cps:.1f} characters per second, at most {limits.cps:g}")
+        new, shown, reflowed = _laid_out(edit, doc, prot, room=room, limits=limits, lang=lang)
         texts[edit.index] = new
         flags: list[Flag] = []
         if source is not None:
             flags = text_flags(
                 plain[edit.index], flat(edit.text), lang, dictionary=dictionary, names=names
             )
+        chars = edit_chars("\n".join(shown))
+        cps, problems = _limits_broken(
+            chars=chars,
+            budget=edit.budget,
+            lines=shown,
+            room=room,
+            duration=seg.duration_ms,
+            markup=prot.markup_chars,
+            limits=limits if timed else None,
+        )
         checked.append(
             Checked(
                 index=edit.index,
@@ -174,3 +148,57 @@ def apply_edits(
             )
         )
     return Applied(doc.with_texts(texts), tuple(checked))
+
+
+def _laid_out(
+    edit: Edit,
+    doc: Document,
+    prot: Protected,
+    *,
+    room: int | None,
+    limits: Limits | None,
+    lang: str,
+) -> tuple[str, list[str], bool]:
+    """The edit's words inside the segment's markup: (the new text, its lines as shown, whether
+    the reviewer's line breaks were re-flowed into the slot of `room` × `limits.lines`)."""
+    lines = _lines(edit.text)
+    if not lines:
+        where = f"segment {edit.id or edit.index + 1}"
+        raise InputError(None, f"{where}: the edit is empty (a segment keeps its words)")
+    if prot.is_dialogue:  # one line per speaker turn when they match, else the turns re-split
+        turns = lines if len(lines) == len(prot.turns) else None
+        new = prot.restore_turns(turns) if turns else prot.restore("\n".join(lines))
+        return new, _lines(new) if turns is None else lines, False
+    reflowed = False
+    if limits is not None and room is not None:
+        fits = len(lines) <= limits.lines and all(char_length(x) <= room for x in lines)
+        if not fits:
+            lines = reflow(" ".join(lines), room, limits.lines, lang=lang)
+            reflowed = True
+        words = "\n".join(lines)
+    else:
+        words = " ".join(lines)
+    if doc.format == "markdown":
+        gap = doc.gaps[edit.index] if doc.gaps else ""
+        words = escape_translation(words, opens_line(gap), prot.turns[0].kept_texts)
+    return prot.restore_turns([words]), lines, reflowed
+
+
+def _limits_broken(
+    *,
+    chars: int,
+    budget: int | None,
+    lines: list[str],
+    room: int | None,
+    duration: int | None,
+    markup: int,
+    limits: Limits | None,
+) -> tuple[float | None, list[str]]:
+    """(the reading speed of the edited cue, the limits its text breaks); `limits` None: untimed."""
+    problems = _problems(chars=chars, budget=budget, lines=lines, room=room, limits=limits)
+    cps = None
+    if limits is not None and duration:
+        cps = (chars + markup) * 1000 / duration
+        if limits.reading_speed and cps > limits.cps:
+            problems.append(f"{cps:.1f} characters per second, at most {limits.cps:g}")
+    return cps, problems

@@ -133,52 +133,11 @@ def page_data(
 ) -> dict[str, Any]:
     """What the page shows: `meta` (title, limits, fingerprint, counts) and one row per segment."""
     limits = limits if doc.timed else None
-    rows = []
-    for r in results:
-        if r.budget is None:
-            continue
-        seg = doc.segments[r.index]
-        prot = protect(seg.text, doc.markup)
-        room = line_room(prot, limits) if limits is not None else None
-        quality = getattr(r, "quality", None)
-        flags = [[f.name, f.detail] for f in r.flags] + [[name, ""] for name in budget_flags(r)]
-        if not r.fits and not any(f[0] == OVER_BUDGET for f in flags):
-            flags.append([OVER_BUDGET, "no translation fit"])
-        rows.append(
-            {
-                "i": r.index,
-                "id": r.id,
-                "start": timestamp(seg.start_ms),
-                "end": timestamp(seg.end_ms),
-                "dur": seg.duration_ms,
-                "src": source.segments[r.index].text if source is not None else r.source,
-                "unc": r.unconstrained,
-                "unc_fit": None
-                if r.unconstrained is None
-                else _laid_out(
-                    text=r.unconstrained, prot=prot, room=room, limits=limits, lang=lang
-                ),
-                "fit": editable_text(seg.text, doc.markup),
-                **_offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc),
-                "budget": r.budget.chars,
-                "bind": _binding(r),
-                "room": room,
-                "markup": prot.markup_chars if doc.timed else 0,
-                "turns": len(prot.turns),
-                "flags": flags,
-                "q": None if quality is None else round(float(quality), 3),
-                "sev": worst([f[0] for f in flags]),
-                **row_checks(r.source, r.unconstrained, lang),
-            }
-        )
-    translated = [r for r in results if r.budget is not None]
-    summary = summarize_results(results)
-    by_flag = {
-        **summary.flag_counts,
-        TOO_SMALL: summary.too_small,
-        TOO_SHORT: summary.too_short,
-    }
-    assert summary.flagged == sum(1 for r in translated if needs_review(r))
+    rows = [
+        _row(r, doc=doc, source=source, limits=limits, lang=lang)
+        for r in results
+        if r.budget is not None
+    ]
     meta = {
         "title": title,
         "lang": lang,
@@ -199,14 +158,69 @@ def page_data(
         "checks": page_checks(lang),
         "low_score": load_model().threshold_for(lang),  # shown in red under it
         "has_scores": any(row["q"] is not None for row in rows),
-        "counts": {
-            "translated": summary.translated,
-            "flagged": summary.flagged,
-            "by_flag": by_flag,
-            "by_severity": severity_counts([[f[0] for f in row["flags"]] for row in rows]),
-        },
+        "counts": _counts(results, rows),
     }
     return {"meta": meta, "rows": rows}
+
+
+def _row(
+    r: SegmentResult,
+    *,
+    doc: Document,
+    source: Document | None,
+    limits: Limits | None,
+    lang: str,
+) -> dict[str, Any]:
+    """One translated segment's row: timing, source, both translations, budget, flags."""
+    assert r.budget is not None
+    seg = doc.segments[r.index]
+    prot = protect(seg.text, doc.markup)
+    room = line_room(prot, limits) if limits is not None else None
+    quality = getattr(r, "quality", None)
+    flags = [[f.name, f.detail] for f in r.flags] + [[name, ""] for name in budget_flags(r)]
+    if not r.fits and not any(f[0] == OVER_BUDGET for f in flags):
+        flags.append([OVER_BUDGET, "no translation fit"])
+    return {
+        "i": r.index,
+        "id": r.id,
+        "start": timestamp(seg.start_ms),
+        "end": timestamp(seg.end_ms),
+        "dur": seg.duration_ms,
+        "src": source.segments[r.index].text if source is not None else r.source,
+        "unc": r.unconstrained,
+        "unc_fit": None
+        if r.unconstrained is None
+        else _laid_out(text=r.unconstrained, prot=prot, room=room, limits=limits, lang=lang),
+        "fit": editable_text(seg.text, doc.markup),
+        **_offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc),
+        "budget": r.budget.chars,
+        "bind": _binding(r),
+        "room": room,
+        "markup": prot.markup_chars if doc.timed else 0,
+        "turns": len(prot.turns),
+        "flags": flags,
+        "q": None if quality is None else round(float(quality), 3),
+        "sev": worst([f[0] for f in flags]),
+        **row_checks(r.source, r.unconstrained, lang),
+    }
+
+
+def _counts(results: Sequence[SegmentResult], rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The page's counts: segments translated and flagged, per flag and per severity."""
+    translated = [r for r in results if r.budget is not None]
+    summary = summarize_results(results)
+    by_flag = {
+        **summary.flag_counts,
+        TOO_SMALL: summary.too_small,
+        TOO_SHORT: summary.too_short,
+    }
+    assert summary.flagged == sum(1 for r in translated if needs_review(r))
+    return {
+        "translated": summary.translated,
+        "flagged": summary.flagged,
+        "by_flag": by_flag,
+        "by_severity": severity_counts([[f[0] for f in row["flags"]] for row in rows]),
+    }
 
 
 def script_json(value: Any) -> str:
