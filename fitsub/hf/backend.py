@@ -25,16 +25,22 @@ Loading is `fitsub.hf.loading`'s, the target language `fitsub.hf.languages`'.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import torch
 
 from fitsub.backend import Candidate, OutputScore, Request
 from fitsub.device import resolve_device
 from fitsub.errors import InputError
-from fitsub.hf.constraints import BudgetProcessor, PieceTable, piece_table, piece_texts
+from fitsub.hf.constraints import PieceTable, piece_table, piece_texts
+from fitsub.hf.generation import (
+    Hyp,
+    Job,
+    budget_processor,
+    generate_options,
+    greedy_scores,
+    hypotheses,
+)
 from fitsub.hf.languages import source_text, target_language
 from fitsub.hf.length_positions import PE_METHODS, attach
 from fitsub.hf.loading import META, first_line, load_pretrained, read_meta
@@ -43,32 +49,12 @@ from fitsub.nmt.backend import default_models_dir
 from fitsub.nmt.checkpoint import load_lexicon
 from fitsub.nmt.lengths import length_class
 from fitsub.nmt.lexicon_mask import LexiconMask
-from fitsub.nmt.search import rerank_key
+from fitsub.nmt.ranking import rerank_key
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import pair_links
-from fitsub.units import char_length, chars_no_space, chars_to_no_space, subword_target
+from fitsub.units import char_length, chars_to_no_space, subword_target
 
 DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.backend`'s)
-DEAD = -1e8  # `generate` fills beams it could not fill with about -1e9
-
-
-@dataclass
-class _Job:
-    index: int
-    text: str  # with prefix / length token
-    n_ids: int
-    units: int | None  # length for LDPE / LRPE, in pieces
-    rerank: int | None
-    source: str = ""  # the request's text: the words the output may copy
-
-
-@dataclass(frozen=True)
-class _Hyp:
-    ids: list[int]
-    score: float
-    chars: int
-    text: str
-    ok: bool  # finished inside the search's constraints
 
 
 class HFBackend:
@@ -160,7 +146,7 @@ class HFBackend:
         """A fine-tuned length model has always seen a length; a plain model never has."""
         return self.method is None
 
-    def _job(self, i: int, req: Request) -> _Job:
+    def _job(self, i: int, req: Request) -> Job:
         src_chars = char_length(req.text)
         target = req.target_chars
         if target is None and not self.supports_unconstrained:
@@ -192,12 +178,12 @@ class HFBackend:
         rerank = target
         if req.bounds_without_spaces and target is not None:
             rerank = chars_to_no_space(target, req.text)
-        return _Job(index=i, text=text, n_ids=len(ids), units=units, rerank=rerank, source=req.text)
+        return Job(index=i, text=text, n_ids=len(ids), units=units, rerank=rerank, source=req.text)
 
     def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
         """n-best candidates per request, best first, in input order."""
         out: list[list[Candidate]] = [[] for _ in requests]
-        todo: list[_Job] = []
+        todo: list[Job] = []
         for i, req in enumerate(requests):
             if not req.text.strip():
                 out[i] = [Candidate("", 0.0, True)]
@@ -218,7 +204,7 @@ class HFBackend:
         return out
 
     def _constrained(
-        self, jobs: list[_Job], reqs: list[Request], n_best: int, lexicon: bool = True
+        self, jobs: list[Job], reqs: list[Request], n_best: int, lexicon: bool = True
     ) -> list[list[Candidate]]:
         """Search with the budgets; the fallbacks of `fitsub.nmt.search.beam_search` (a job
         nothing keeps to the lexicon for is searched again without it)."""
@@ -273,7 +259,7 @@ class HFBackend:
                 results[b] = cands
         return results
 
-    def _fitting(self, hyps: list[_Hyp], budget: int | None, target: int | None) -> list[Candidate]:
+    def _fitting(self, hyps: list[Hyp], budget: int | None, target: int | None) -> list[Candidate]:
         good = [h for h in hyps if h.ok and (budget is None or 0 < h.chars <= budget)]
         good.sort(key=lambda h: -rerank_key(h.score, h.chars, target, self.length_weight))
         return [Candidate(h.text, h.score, True) for h in good]
@@ -281,86 +267,61 @@ class HFBackend:
     @torch.inference_mode()
     def _generate(
         self,
-        jobs: list[_Job],
+        jobs: list[Job],
         *,
         k: int,
         lexicon: LexiconMask | None,
         budgets: Sequence[int | None] | None = None,
         floors: Sequence[int | None] | None = None,
         bare: Sequence[bool] | None = None,
-    ) -> list[list[_Hyp]]:
+    ) -> list[list[Hyp]]:
         """`k` beams and `k` returned hypotheses per job (fewer when `generate` returns fewer);
-        no `budgets`, `floors` or `bare`: the unconstrained search."""
-        from transformers import LogitsProcessorList
-
-        tok = self.tokenizer
-        enc = tok([j.text for j in jobs], return_tensors="pt", padding=True).to(self.device)
+        no `budgets`, `floors` or `bare`: the unconstrained search (`fitsub.hf.generation`)."""
+        enc = self.tokenizer([j.text for j in jobs], return_tensors="pt", padding=True)
+        enc = enc.to(self.device)
         S = int(enc["input_ids"].shape[1])
         max_new = max(2, min(self.max_positions - 2, 2 * S + 10))
         prefix = 1 + (self.lang.forced_bos is not None)
-        n = len(jobs)
-        limits = list(budgets) if budgets is not None else [None] * n
-        lows = list(floors) if floors is not None else [None] * n
-        rows_bare = list(bare) if bare is not None else [False] * n
-        # always on: without budgets it still keeps special and language tokens out of the text
-        sources = [j.source for j in jobs]
-        lex = None if lexicon is None else (lexicon, lexicon.for_sources(sources, self.device))
-        proc = BudgetProcessor(
-            table=self.table,
-            max_chars=limits,
-            min_chars=lows,
-            no_space=rows_bare,
-            num_beams=k,
-            prefix_len=prefix,
-            max_len=1 + max_new,
-            lexicon=lex,
+        rows_bare = list(bare) if bare is not None else [False] * len(jobs)
+        bounds = (budgets, floors, rows_bare)
+        proc = budget_processor(  # bound
+            self.table, jobs, k=k, lexicon=lexicon, bounds=bounds, prefix=prefix, max_new=max_new
         )
-        if self.positions is not None:
-            lens = [-1 if j.units is None else j.units for j in jobs]
-            self.positions.lengths = torch.tensor(lens, device=self.device).repeat_interleave(k)
-            if all(x < 0 for x in lens):
-                self.positions.lengths = None
-        kwargs: dict[str, Any] = dict(num_beams=k, num_return_sequences=k, max_new_tokens=max_new)
-        kwargs.update(do_sample=False, return_dict_in_generate=True)
-        if k > 1:
-            kwargs.update(length_penalty=0.0, output_scores=True, early_stopping=True)
-        else:
-            kwargs.update(output_logits=True)
-        if self.lang.forced_bos is not None:
-            kwargs["forced_bos_token_id"] = self.lang.forced_bos
-        kwargs["logits_processor"] = LogitsProcessorList([proc])
+        options = generate_options(k, max_new, self.lang.forced_bos, proc)
+        self._ask_lengths(jobs, k)
         try:
-            gen = self.model.generate(**enc, **kwargs)
+            gen = self.model.generate(**enc, **options)  # expand, select: the model's own search
         finally:
             if self.positions is not None:
                 self.positions.lengths = None
-        seqs = gen.sequences
         eos = self.table.eos_id
         if k > 1:
             scores = gen.sequences_scores.float().tolist()
-        else:  # greedy: the model's log-probabilities of the chosen tokens, EOS included
-            logp = torch.stack([torch.log_softmax(x.float(), -1) for x in gen.logits], 1)
-            steps = seqs[:, 1 : 1 + logp.size(1)]
-            picked = logp.gather(2, steps[:, :, None])[:, :, 0]
-            ended = (steps == eos).long().cumsum(1)
-            live = (ended == 0) | ((ended == 1) & (steps == eos))
-            live[:, : prefix - 1] = False  # the forced language token is not the model's choice
-            scores = picked.masked_fill(~live, 0.0).sum(1).tolist()
-        dead = proc.dead.tolist() if k == 1 else [False] * seqs.size(0)
-        special = self._special
-        out: list[list[_Hyp]] = [[] for _ in jobs]
-        for r, row in enumerate(seqs.tolist()):
-            b = r // k
-            ids = row[prefix:]
-            ids = ids[: ids.index(eos)] if eos in ids else ids
-            ids = [i for i in ids if 0 <= i < len(special) and not special[i]]
-            text = tok.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
-            text = text.strip()
-            bare_row = rows_bare[b]
-            chars = chars_no_space(text) if bare_row else char_length(text)
-            ok = scores[r] > DEAD and not dead[r]
-            out[b].append(_Hyp(ids, float(scores[r]), chars, text, ok))
-        return out
+        else:
+            scores = greedy_scores(gen, prefix, eos)
+        dead = proc.dead.tolist() if k == 1 else [False] * gen.sequences.size(0)
+        return hypotheses(  # finish
+            self.tokenizer,
+            gen.sequences.tolist(),
+            scores,
+            dead,
+            n=len(jobs),
+            k=k,
+            prefix=prefix,
+            special=self._special,
+            eos=eos,
+            bare=rows_bare,
+        )
+
+    def _ask_lengths(self, jobs: list[Job], k: int) -> None:
+        """The LDPE / LRPE length (Takase & Okazaki 2019) of each job's `k` beams, for the next
+        `generate` (None where no job has one)."""
+        if self.positions is None:
+            return
+        lens = [-1 if j.units is None else j.units for j in jobs]
+        self.positions.lengths = torch.tensor(lens, device=self.device).repeat_interleave(k)
+        if all(x < 0 for x in lens):
+            self.positions.lengths = None
 
     @torch.inference_mode()
     def score_outputs(
@@ -369,7 +330,7 @@ class HFBackend:
         """The model's scores of each given output (see `fitsub.backend.ScoresOutputs`); the
         Monte-Carlo dropout passes as `fitsub.nmt.backend.NMTBackend.score_outputs` runs them."""
         out = [OutputScore((), ()) for _ in requests]
-        todo: list[tuple[_Job, list[int]]] = []
+        todo: list[tuple[Job, list[int]]] = []
         for i, (req, text) in enumerate(zip(requests, outputs, strict=True)):
             if req.text.strip() and text.strip():
                 ids = self.tokenizer(text_target=text, add_special_tokens=False)["input_ids"]

@@ -13,7 +13,7 @@ import torch
 
 
 class ForcedJob(Protocol):
-    """What forced decoding reads of a request (`fitsub.hf.backend._Job`)."""
+    """What forced decoding reads of a request (`fitsub.hf.generation.Job`)."""
 
     @property
     def text(self) -> str: ...  # the source as the model reads it (prefix, length token)
