@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fitsub.quality.links import LINK_SIGNALS
-from fitsub.quality.score import FEATURES
+from fitsub.quality.qe_model import FEATURES
 from fitsub.quality.target import TARGET_SIGNALS
 
 # the target-side text variants `qe_target.variants` computes, by name
@@ -36,7 +36,7 @@ TARGET_RECALL = 0.75  # each language's threshold: the lowest reaching this reca
 MAX_FLAGGED = 0.35  # ... but never flagging more than this share of them
 L2 = 1.0  # ridge penalty of the logistic regression (standardised signals)
 
-# the signals of `fitsub.quality.score.FEATURES` but Monte-Carlo dropout (weak, and 79 % more time)
+# the signals of `fitsub.quality.qe_model.FEATURES` but Monte-Carlo dropout (weak, and 79 % more time)
 SOURCE = ("source_pieces", "source_rarest", "uncovered", "coverage_penalty", "coverage_deviation",
           "attention_entropy")  # fmt: skip
 BASE = tuple(f for f in FEATURES
@@ -116,8 +116,8 @@ def logistic(x: Any, y: Any, l2: float) -> tuple[Any, float]:
 
 
 def raw_matrix(rows: Sequence[dict[str, Any]], feats: Sequence[str]) -> Any:
-    """Each row's features (`fitsub.quality.score.feature_value`: interactions too); NaN: missing."""
-    from fitsub.quality.score import feature_value
+    """Each row's features (`fitsub.quality.qe_model.feature_value`: interactions too); NaN: missing."""
+    from fitsub.quality.qe_model import feature_value
 
     vals = [[feature_value(f, r["signals"]) for f in feats] for r in rows]
     return np.array([[np.nan if v is None else v for v in row] for row in vals], dtype=float)

@@ -276,7 +276,7 @@ def select() -> None:
 def fit(write: bool, features: Sequence[str] | None) -> None:
     """The regression of the marks; the tables at the shipped threshold `DECISION` and at the
     earlier rule's per-language thresholds (`short_threshold`)."""
-    from fitsub.quality.score import MODEL_FILE, load_model
+    from fitsub.quality.qe_model import MODEL_FILE, load_model
 
     feats = tuple(features or MARK_SIGNALS)
     rows, marks = marked()
@@ -352,7 +352,7 @@ def language_threshold(lang: str, cuts: Sequence[float], write: float | None) ->
     cut; `write`: keep the score, flag `lang` under that threshold instead of 0.5 (a new model of
     that language, surer of itself, scores its wrong lines higher: fitsub/quality/model.json's
     `thresholds`)."""
-    from fitsub.quality.score import MODEL_FILE, load_model
+    from fitsub.quality.qe_model import MODEL_FILE, load_model
 
     model = load_model()
     rows, marks = marked()

@@ -20,14 +20,11 @@ from fitsub.formats import parse_document
 from fitsub.nmt.backend import NMTBackend
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
+from fitsub.quality.qe_model import FEATURES, QualityModel, feature_value, load_model
 from fitsub.quality.registry import LOW_QUALITY
 from fitsub.quality.score import (
-    FEATURES,
     NO_SCORING,
     SHORT_CHARS,
-    QualityModel,
-    feature_value,
-    load_model,
     low_quality_flag,
     segment_signals,
     text_signals,

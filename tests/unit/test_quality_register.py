@@ -18,7 +18,7 @@ from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
 from fitsub.quality.registry import LOW_QUALITY
-from fitsub.quality.score import MODEL_FILE, QualityModel, load_model, parse_model, source_words
+from fitsub.quality.qe_model import MODEL_FILE, QualityModel, load_model, parse_model, source_words
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000
