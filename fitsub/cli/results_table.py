@@ -9,14 +9,16 @@ binding limit, the source's length and the index, in that order, while they fit 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from rich.cells import cell_len
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from fitsub.budget import SpeechUnit
+from fitsub.budget.speech import LOW
 from fitsub.pipeline import SegmentResult
 from fitsub.quality.registry import LOW_QUALITY
 
@@ -56,8 +58,10 @@ def _notes(r: SegmentResult) -> list[tuple[str, str]]:
 
 
 def _limit(r: SegmentResult) -> Text:
-    """The binding limit, then the notes (`_notes`)."""
-    text = Text(r.budget.binding if r.budget is not None else "")
+    """The binding limit (under a dubbing budget, the speaking window), then the notes
+    (`_notes`)."""
+    binding = r.budget.binding if r.budget is not None else ""
+    text = Text("speaking window" if r.window is not None else binding)
     for note, style in _notes(r):
         text.append(f" ({note})" if style == "yellow" else f" {note}", style=style)
     return text
@@ -107,6 +111,45 @@ COLUMNS: dict[str, Column] = {
     "flags": Column("flags", "left", lambda r: _flags(r, notes=False), wraps=True),
     "fitted text": Column("fitted text", "left", lambda r: Text(r.fitted), wraps=True),
 }
+
+
+def _window_cell(r: SegmentResult, unit: SpeechUnit) -> Text:
+    """A dubbing budget's window in its unit: `1.6-1.8 s` (the lower end 10 % shorter) or
+    `9-10 syl`; a segment without a window shows its characters."""
+    w = r.window
+    if w is None:
+        return _count(None if r.budget is None else r.budget.chars)
+    if unit == "syllables":
+        low, high = w.min_syllables, w.max_syllables
+        return Text(f"{low}-{high} syl" if low < high else f"{high} syl")
+    return Text(f"{LOW * w.seconds:.1f}-{w.seconds:.1f} s")
+
+
+def _spoken_cell(r: SegmentResult, unit: SpeechUnit) -> Text:
+    """The fitted line's length in the window's unit: its syllables, or its estimated speaking
+    time at the window's rate (syllables ÷ rate, what the window holds it to)."""
+    w = r.window
+    if w is None or r.syllables is None:
+        return _count(r.fitted_chars)
+    if unit == "syllables":
+        return Text(f"{r.syllables} syl")
+    rate = w.target_syllables / w.seconds if w.seconds > 0 else 0.0
+    return Text(f"{r.syllables / rate:.1f} s" if rate > 0 else "")
+
+
+def speech_columns(unit: SpeechUnit) -> dict[str, Column]:
+    """`COLUMNS` under a dubbing budget: the budget and the fitted length in the window's unit
+    (seconds or syllables); the lengths still counted in characters say so."""
+    return {
+        **COLUMNS,
+        "budget": Column("budget", "right", lambda r: _window_cell(r, unit)),
+        "fitted": Column("fitted", "right", lambda r: _spoken_cell(r, unit)),
+        "unconstr.": replace(COLUMNS["unconstr."], header="unconstr. chars"),
+        "asked": replace(COLUMNS["asked"], header="asked chars"),
+        "src": replace(COLUMNS["src"], header="src chars"),
+    }
+
+
 # shown at any width: the segment, whether it fits, its flags and its text ("#" stands for "id"
 # when some segment has none)
 ESSENTIAL = ("id", "fits", "flags", "fitted text")
@@ -118,7 +161,9 @@ TEXT_ROOM = 36  # characters of fitted text kept on one line before a column is 
 BORDER = 3  # what each column adds to the table's width (a rule and a space either side)
 
 
-def table_columns(results: Sequence[SegmentResult], width: int | None) -> list[str]:
+def table_columns(
+    results: Sequence[SegmentResult], width: int | None, columns: Mapping[str, Column] = COLUMNS
+) -> list[str]:
     """The keys of the columns shown in `width` terminal columns (every one when None), left
     to right: `ESSENTIAL`, then `OPTIONAL` in order while the table stays within `width` with
     `TEXT_ROOM` for the fitted text (or its longest line, when shorter); a column empty in
@@ -133,20 +178,20 @@ def table_columns(results: Sequence[SegmentResult], width: int | None) -> list[s
 
         def room(k: str) -> int:
             need = max(
-                [cell_len(COLUMNS[k].header)] + [_cell_width(COLUMNS[k].cell(r)) for r in rows]
+                [cell_len(columns[k].header)] + [_cell_width(columns[k].cell(r)) for r in rows]
             )
             return BORDER + (min(need, TEXT_ROOM) if k == "fitted text" else need)
 
         used = 1 + sum(room(k) for k in essential)
         chosen = set(essential)
         for k in optional:
-            if not any(COLUMNS[k].cell(r).plain for r in rows):
+            if not any(columns[k].cell(r).plain for r in rows):
                 continue  # nothing to show (no quality score, no length asked)
             used += room(k)
             if used > width:
                 break
             chosen.add(k)
-    return [k for k in COLUMNS if k in chosen]
+    return [k for k in columns if k in chosen]
 
 
 def _cell_width(text: Text) -> int:
@@ -154,24 +199,29 @@ def _cell_width(text: Text) -> int:
 
 
 def comparison_table(
-    results: Sequence[SegmentResult], title: str = "fitsub", width: int | None = None
+    results: Sequence[SegmentResult],
+    title: str = "fitsub",
+    width: int | None = None,
+    unit: SpeechUnit | None = None,
 ) -> Table:
     """Per segment: budget, binding limit, unconstrained length, fitted length, fits or not,
     quality, flags and the fitted text; in `width` terminal columns, the columns that fit
-    (`table_columns`; every one when None)."""
+    (`table_columns`; every one when None). Under a dubbing budget (`unit`), the budget and the
+    fitted length are in seconds or syllables (`speech_columns`)."""
     # User text (paths, ids, cue text such as "[/x]") goes in as `Text`, never through rich's
     # markup parser: a "[" in a file could otherwise restyle the table or make rich raise.
-    keys = table_columns(results, width)
+    columns = COLUMNS if unit is None else speech_columns(unit)
+    keys = table_columns(results, width, columns)
     table = Table(title=Text(title, style="table.title"), show_lines=False)
     for k in keys:
-        col = COLUMNS[k]
+        col = columns[k]
         # numbers stay on one line; the texts take the width that is left
         table.add_column(col.header, justify=col.justify, no_wrap=not col.wraps, overflow="fold")
     notes = "limit" not in keys  # the limit column's notes then follow the flags
     for r in results:
         if r.budget is None:
             continue
-        cells = [COLUMNS[k].cell(r) for k in keys]
+        cells = [columns[k].cell(r) for k in keys]
         if notes:
             cells[keys.index("flags")] = _flags(r, notes=True)
         table.add_row(*cells)
@@ -179,11 +229,17 @@ def comparison_table(
 
 
 def print_comparison(
-    console: Console, results: Sequence[SegmentResult], title: str, wide: bool
+    console: Console,
+    results: Sequence[SegmentResult],
+    title: str,
+    wide: bool,
+    unit: SpeechUnit | None = None,
 ) -> None:
     """The table on `console`, in its width; `wide`: every column, as wide as they need (the
-    lines may then be wider than the terminal: a wide one, or `less -S`)."""
-    table = comparison_table(results, title=title, width=None if wide else console.width)
+    lines may then be wider than the terminal: a wide one, or `less -S`); `unit`: a dubbing
+    budget's (seconds or syllables)."""
+    width = None if wide else console.width
+    table = comparison_table(results, title=title, width=width, unit=unit)
     if wide:
         needed = console.measure(table, options=console.options.update_width(1 << 16)).maximum
         console = Console(file=console.file, width=max(console.width, needed))

@@ -166,7 +166,8 @@ def _show(
     if shown_layout == "rich":
         if run.opts.compare:
             title = printable(f"{src} → {out}")
-            print_comparison(stdout, result.segments, title=title, wide=run.wide)
+            unit = None if run.opts.speech is None else run.opts.speech.unit
+            print_comparison(stdout, result.segments, title=title, wide=run.wide, unit=unit)
         stdout.print(summary_table(summary))
     else:
         render = comparison_json if shown_layout == "json" else comparison_tsv

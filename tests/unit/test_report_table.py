@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 from table_helpers import table_rows as _rows
 
-from fitsub.budget import Budget
+from fitsub.budget import Budget, SpeechUnit, SpeechWindow
 from fitsub.cli.report import comparison_tsv
 from fitsub.cli.results_table import COLUMNS, comparison_table, table_columns
 from fitsub.lengthpred.policy import Requested
@@ -130,3 +130,33 @@ def test_the_tsv_keeps_every_column_whatever_the_width() -> None:
         lines[2].split("\t")[-1]
         == "Per favore, spegnete i vostri telefoni\\nprima dello spettacolo."
     )
+
+
+def _dubbed(window: SpeechWindow, syllables: int) -> SegmentResult:
+    return dataclasses.replace(_results()[0], window=window, syllables=syllables)
+
+
+WINDOW = SpeechWindow(
+    seconds=2.0, target_syllables=14.0, max_syllables=14, min_syllables=13, max_chars=38,
+    min_chars=35,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("unit", "budget", "fitted"),
+    [("seconds", "1.8-2.0 s", "1.9 s"), ("syllables", "13-14 syl", "13 syl")],
+)
+def test_a_dubbing_budget_is_shown_in_its_unit(unit: SpeechUnit, budget: str, fitted: str) -> None:
+    results = [_dubbed(WINDOW, 13)]
+    console = Console(width=400, record=True, color_system=None)
+    console.print(comparison_table(results, width=None, unit=unit))
+    header, rows = _rows(console.export_text().splitlines())
+    assert rows[0][header.index("budget")] == budget
+    assert rows[0][header.index("fitted")] == fitted  # 13 syllables at 7 a second: 1.9 s
+    assert rows[0][header.index("limit")] == "speaking window"
+    assert "unconstr. chars" in header and "asked chars" in header  # still characters
+    # without a unit (no dubbing budget) the same row counts characters
+    plain = Console(width=400, record=True, color_system=None)
+    plain.print(comparison_table(results, width=None))
+    header, rows = _rows(plain.export_text().splitlines())
+    assert rows[0][header.index("budget")] == str(results[0].budget.chars)  # type: ignore[union-attr]
