@@ -172,6 +172,14 @@ class SpeechWindow:
             min_chars=sum(w.min_chars for w in turns),
         )
 
+    def describe(self, unit: SpeechUnit) -> str:
+        """The window as a person reads it, in `unit`: `1.6-1.8 s` (its lower end `LOW` of
+        its time) or `9-10 syl`."""
+        if unit == "syllables":
+            low, high = self.min_syllables, self.max_syllables
+            return f"{low}-{high} syl" if low < high else f"{high} syl"
+        return f"{LOW * self.seconds:.1f}-{self.seconds:.1f} s"
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "seconds": round(self.seconds, 3),

@@ -13,11 +13,28 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from fitsub.budget import Budget, resolve_settings, summarize_budgets, tight_gaps
+from fitsub.budget import (
+    Budget,
+    SpeechUnit,
+    resolve_settings,
+    summarize_budgets,
+    tight_gaps,
+    with_speech,
+)
 from fitsub.cli.documents import load_input
 from fitsub.cli.limits import pick_profile, settings, translate_options
 from fitsub.cli.models import pick_language
-from fitsub.cli.options import Cps, Encoding, InputFormat, Lang, Lines, Profile
+from fitsub.cli.options import (
+    BudgetUnit,
+    Cps,
+    Encoding,
+    InputFormat,
+    Isochrony,
+    Lang,
+    Lines,
+    Profile,
+    SpeechRate,
+)
 from fitsub.cli.report import budget_summary_table, budget_table
 from fitsub.document import Document, Segment
 from fitsub.pipeline import PlannedSegment, TranslateOptions, plan
@@ -72,6 +89,9 @@ def budget_cmd(
     ] = None,
     lines: Lines = None,
     cps: Cps = None,
+    unit: BudgetUnit = None,
+    isochrony: Isochrony = "source",
+    speech_rate: SpeechRate = None,
     as_json: bool = typer.Option(
         False, "--json", help="Print JSON instead of a table.", metavar=""
     ),
@@ -79,6 +99,9 @@ def budget_cmd(
     encoding_in: Encoding = None,
 ) -> None:
     """Pre-flight check: per segment the source length, every limit and the binding one.
+
+    Under a dubbing budget (--unit seconds|syllables, or --profile dubbing) each segment's
+    speaking window too.
 
     Example: fitsub budget samples/talk.srt --lang it --ratio 1.0
     """
@@ -94,6 +117,15 @@ def budget_cmd(
         profile=chosen,
         default_ratio=config.get("ratio"),
     )
+    asked = with_speech(
+        asked,
+        unit=unit,
+        profile=chosen,
+        src_lang="en",
+        isochrony=isochrony,
+        speech_rate=speech_rate,
+        ratio_given=ratio is not None,
+    )
     opts = translate_options(asked)
     doc = load_input(input, fmt, encoding_in)
     gaps = _tight_gaps(doc, opts)
@@ -102,10 +134,11 @@ def budget_cmd(
         "lang": lang,
         "profile": None if chosen is None else chosen.name,
         "mode": opts.mode,
+        "unit": "char" if opts.speech is None else opts.speech.unit,
         "ratio": opts.ratio,
         "limits": opts.limits.__dict__,
     }
-    table = _BudgetTable(as_json, head)
+    table = _BudgetTable(as_json, head, None if opts.speech is None else opts.speech.unit)
     parts = _plan_in_parts(doc, opts)
     del doc  # the parts let each segment go once it is planned
     for planned in parts:
@@ -135,8 +168,9 @@ def _plan_in_parts(doc: Document, opts: TranslateOptions) -> Iterator[list[Plann
 class _BudgetTable:
     """Prints the plan part by part (a rich table or JSON) and the summary at the end."""
 
-    def __init__(self, as_json: bool, head: dict[str, Any]) -> None:
+    def __init__(self, as_json: bool, head: dict[str, Any], unit: SpeechUnit | None) -> None:
         self.as_json = as_json
+        self.unit = unit  # a dubbing budget's: each segment's speaking window shown in it
         self.budgets = CompactBudgets()
         self.small: list[str] = []
         self.short: list[str] = []
@@ -157,9 +191,10 @@ class _BudgetTable:
                 self.short.append(str(p.id or p.index + 1))
         if not self.as_json:
             rows = [
-                (p.index, p.id, p.protected.plain if p.protected else "", p.budget) for p in planned
+                (p.index, p.id, p.protected.plain if p.protected else "", p.budget, p.window)
+                for p in planned
             ]
-            self.console.print(budget_table(rows))
+            self.console.print(budget_table(rows, self.unit))
             return
         for p in planned:
             row = {
@@ -168,6 +203,8 @@ class _BudgetTable:
                 "text": p.protected.plain if p.protected else None,
                 "budget": p.budget.to_dict() if p.budget else None,
             }
+            if p.window is not None:
+                row["window"] = p.window.to_dict()
             shown = json.dumps(row, ensure_ascii=False, indent=2).replace("\n", "\n    ")
             sys.stdout.write(("," if p.index else "") + "\n    " + shown)
 

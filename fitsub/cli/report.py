@@ -16,7 +16,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fitsub.budget import Budget, BudgetSummary, fitting_mode
+from fitsub.budget import Budget, BudgetSummary, SpeechUnit, SpeechWindow, fitting_mode
 from fitsub.io.atomic import atomic_write_text
 from fitsub.pipeline import SegmentResult, Summary
 from fitsub.pipeline.alternatives import Alternative
@@ -120,10 +120,17 @@ def write_report(
     atomic_write_text(path, json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 
 
-def budget_table(budgets: Sequence[tuple[int, str | None, str, Budget | None]]) -> Table:
-    """`fitsub budget`: per segment the source length, every limit and the binding one."""
-    table = Table(title="budgets (characters)")
-    for name in ("#", "id", "src", "ratio", "layout", "speed", "budget"):
+BudgetRow = tuple[int, str | None, str, Budget | None, SpeechWindow | None]
+
+
+def budget_table(budgets: Sequence[BudgetRow], unit: SpeechUnit | None = None) -> Table:
+    """`fitsub budget`: per segment the source length, every limit and the binding one; under
+    a dubbing budget (`unit`), first its speaking window in that unit (seconds or syllables)
+    and the characters it implies as the ratio limit."""
+    title = "budgets (characters)" if unit is None else f"budgets (speaking time, in {unit})"
+    table = Table(title=title)
+    names = ("#", "id", "src") + (() if unit is None else ("window",))
+    for name in (*names, "ratio", "layout", "speed", "budget"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("mode", no_wrap=True)
     table.add_column("binds", no_wrap=True)
@@ -133,13 +140,15 @@ def budget_table(budgets: Sequence[tuple[int, str | None, str, Budget | None]]) 
     def cell(x: int | None) -> str:
         return "–" if x is None else str(x)
 
-    for index, seg_id, text, b in budgets:
+    for index, seg_id, text, b, window in budgets:
         if b is None:
             continue
+        spoken = [] if unit is None else ["–" if window is None else window.describe(unit)]
         table.add_row(
             str(index + 1),
             Text(seg_id or ""),
             str(b.source_chars),
+            *spoken,
             cell(b.ratio_limit),
             cell(b.layout_limit),
             cell(b.speed_limit),

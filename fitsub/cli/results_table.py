@@ -18,7 +18,6 @@ from rich.table import Table
 from rich.text import Text
 
 from fitsub.budget import SpeechUnit
-from fitsub.budget.speech import LOW
 from fitsub.pipeline import SegmentResult
 from fitsub.quality.registry import LOW_QUALITY
 
@@ -116,13 +115,9 @@ COLUMNS: dict[str, Column] = {
 def _window_cell(r: SegmentResult, unit: SpeechUnit) -> Text:
     """A dubbing budget's window in its unit: `1.6-1.8 s` (the lower end 10 % shorter) or
     `9-10 syl`; a segment without a window shows its characters."""
-    w = r.window
-    if w is None:
+    if r.window is None:
         return _count(None if r.budget is None else r.budget.chars)
-    if unit == "syllables":
-        low, high = w.min_syllables, w.max_syllables
-        return Text(f"{low}-{high} syl" if low < high else f"{high} syl")
-    return Text(f"{LOW * w.seconds:.1f}-{w.seconds:.1f} s")
+    return Text(r.window.describe(unit))
 
 
 def _spoken_cell(r: SegmentResult, unit: SpeechUnit) -> Text:

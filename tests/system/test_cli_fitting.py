@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import run
 
+from fitsub.dubbing.speech import espeak_available
+
 SRT = (
     "1\n00:00:01,000 --> 00:00:04,000\nThis blade has a dark past.\n\n"
     "2\n00:00:04,500 --> 00:00:06,000\nA dragon.\n"
@@ -53,8 +55,24 @@ def test_a_subtitle_profile_budgets_by_the_slot_and_a_ratio_makes_it_isometric(
         "ratio",
         27,
     )
-    dubbing = _budget(["--profile", "dubbing"], capsys)
+    dubbing = _budget(["--profile", "dubbing", "--unit", "char"], capsys)
     assert dubbing["mode"] == "isometric" and dubbing["ratio"] == 1.1
+    assert dubbing["unit"] == "char" and "window" not in dubbing["segments"][0]
+
+
+@pytest.mark.skipif(not espeak_available(), reason="espeak-ng is not installed (make espeak)")
+def test_budget_under_dubbing_shows_each_speaking_window(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = _budget(["--profile", "dubbing"], capsys)  # the profile's unit: seconds
+    assert data["unit"] == "seconds" and data["ratio"] is None
+    window = data["segments"][0]["window"]
+    assert window["max_chars"] == data["segments"][0]["budget"]["ratio_limit"]
+    assert 0 < window["seconds"] < 10 and window["min_syllables"] <= window["max_syllables"]
+    syllables = _budget(["--unit", "syllables", "--isochrony", "cue"], capsys)
+    assert syllables["unit"] == "syllables"
+    cue = syllables["segments"][0]
+    assert cue["window"]["seconds"] == pytest.approx(3.0)  # the first cue's 3 s
 
 
 def test_language_codes_are_case_insensitive(capsys: pytest.CaptureFixture[str]) -> None:
@@ -81,10 +99,12 @@ def test_a_ratio_under_the_profiles_lower_bound_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     err = _error(
-        ["budget", "--lang", "it", "film.srt", "--profile", "dubbing", "--ratio", "0.8"], capsys
+        ["budget", "--lang", "it", "film.srt", "--profile", "dubbing", "--unit", "char"]
+        + ["--ratio", "0.8"],
+        capsys,
     )
     assert "dubbing" in err and "0.9" in err
-    data = _budget(["--profile", "dubbing", "--ratio", "1.2"], capsys)  # above the bound: fine
+    data = _budget(["--profile", "dubbing", "--unit", "char", "--ratio", "1.2"], capsys)  # fine
     assert data["ratio"] == 1.2
 
 

@@ -64,7 +64,7 @@ def test_profile_sets_the_budget_and_flags_win(
     assert data["summary"]["tight_gaps"] == ["2"]  # 40 ms < 2 frames
     data = _budget_json(["--profile", "netflix-en", "--lang", "EN", "--cps", "10"], capsys)
     assert data["segments"][0]["budget"]["speed_limit"] == 20  # the flag wins
-    data = _budget_json(["--profile", "dubbing", "--lang", "it"], capsys)
+    data = _budget_json(["--profile", "dubbing", "--lang", "it", "--unit", "char"], capsys)
     assert data["ratio"] == 1.1 and data["segments"][0]["budget"]["speed_limit"] is None
 
 

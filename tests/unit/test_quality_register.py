@@ -17,8 +17,8 @@ from fitsub.errors import InputError
 from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
 from fitsub.pipeline.estimate import with_quality
-from fitsub.quality.registry import LOW_QUALITY
 from fitsub.quality.qe_model import MODEL_FILE, QualityModel, load_model, parse_model, source_words
+from fitsub.quality.registry import LOW_QUALITY
 
 SRT = """1
 00:00:01,000 --> 00:00:03,000
