@@ -241,7 +241,7 @@ def test_ctrl_c_after_the_output_is_written_names_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # one input: the output is written first, then --report; Ctrl-C in between
-    import fitsub.cli.translate
+    import fitsub.cli.translate_one
 
     srt = tmp_path / "a.srt"
     srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello.\n", encoding="utf-8")
@@ -249,7 +249,7 @@ def test_ctrl_c_after_the_output_is_written_names_it(
     def interrupt(*_a: object, **_k: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fitsub.cli.translate, "write_report", interrupt)
+    monkeypatch.setattr(fitsub.cli.translate_one, "write_report", interrupt)
     report = tmp_path / "r.json"
     res = cli(
         [
