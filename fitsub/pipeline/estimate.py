@@ -13,7 +13,8 @@ import dataclasses
 
 from fitsub.backend import TranslationBackend
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult
-from fitsub.quality.score import NO_SCORING, QualityModel, estimate, load_model, low_quality_flag
+from fitsub.quality.qe_model import QualityModel, load_model
+from fitsub.quality.score import NO_SCORING, estimate, low_quality_flag
 
 
 def _sentences(segments: list[SegmentResult]) -> dict[int, list[int]]:

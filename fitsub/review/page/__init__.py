@@ -43,8 +43,8 @@ from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
 from fitsub.pipeline.alternatives import UNCONSTRAINED, Alternative
 from fitsub.pipeline.summary import budget_flags, needs_review
+from fitsub.quality.qe_model import load_model
 from fitsub.quality.registry import OVER_BUDGET, TOO_SHORT, TOO_SMALL
-from fitsub.quality.score import load_model
 from fitsub.reflow import reflow
 from fitsub.review.edits import editable_text, fingerprint, timestamp
 from fitsub.review.page.live import page_checks, row_checks, severity_counts, worst
