@@ -121,6 +121,18 @@ def _offers(
     }
 
 
+def row_offers(
+    r: SegmentResult, doc: Document, index: int, *, limits: Limits | None, lang: str
+) -> dict[str, Any]:
+    """The alternatives of a segment translated again (`fitsub.review.retranslate`) as the
+    page's row `index` of the translated `doc` offers them (`alts`, `unc_alt`)."""
+    seg = doc.segments[index]
+    prot = protect(seg.text, doc.markup)
+    limits = limits if doc.timed else None
+    room = line_room(prot, limits) if limits is not None else None
+    return _offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc)
+
+
 def page_data(
     doc: Document,
     results: Sequence[SegmentResult],
@@ -297,6 +309,18 @@ def content_policy(script: str, style: str) -> str:
         f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(style)}; "
         "base-uri 'none'; form-action 'none'"
     )
+
+
+SERVED_CONNECT = "connect-src 'self'; "
+
+
+def served_page(page: str) -> str:
+    """The review page as `fitsub review --serve` serves it: the same page, its policy also
+    allowing requests to the server that served it (`connect-src 'self'`), nothing else."""
+    head = "default-src 'none'; "
+    if page.count(head) != 1:
+        raise ValueError("not a fitsub review page (its Content-Security-Policy is missing)")
+    return page.replace(head, head + SERVED_CONNECT, 1)
 
 
 def apply_command(output: Path | None, source: Document | None) -> str | None:
