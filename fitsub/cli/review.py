@@ -52,6 +52,7 @@ def review_cmd(
         raise InputError(source, f"is not the source of {serve} (another segment count)")
     opts, backend = run.with_model()
     reviewer = Reviewer(source=source_doc, translated=translated, backend=backend, opts=opts)
+    reviewer.warm()
     server, token = make_server(page, reviewer, port)
     say(f"run settings: {printable(str(settings_path(serve)))}")
     try:

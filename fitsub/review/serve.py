@@ -75,6 +75,19 @@ class Reviewer:
         """The run's subtitle limits (None: slides)."""
         return self.opts.limits if self.translated.timed else None
 
+    def warm(self) -> None:
+        """One re-translation at the run's budget, answered to no one: what a first request
+        loads (the word lists, the search's caches) is loaded before the URL is given."""
+        if self.budgets:
+            index = min(self.budgets)
+            retranslate(
+                self.source,
+                index,
+                backend=self.backend,
+                opts=self.opts,
+                chars=self.budgets[index],
+            )
+
     def _held(self, index: int) -> int:
         """The characters of segment `index`'s text in the translated file (markup aside)."""
         seg = self.translated.segments[index]
