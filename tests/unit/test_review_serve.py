@@ -4,6 +4,7 @@ thread, with a tiny untrained model (nothing downloaded; no other address is eve
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import json
 import re
@@ -17,11 +18,14 @@ import pytest
 from cli_helpers import TOY_SRT, run
 from factories import tiny_checkpoint
 
+from fitsub.budget import limits_for
 from fitsub.cli.documents import load_input
 from fitsub.cli.run_settings import read_run_settings, settings_path
 from fitsub.cli.translation import resolve_run
+from fitsub.formats import parse_document
+from fitsub.pipeline import TranslateOptions
 from fitsub.review.page import served_page
-from fitsub.review.retranslate import stepped
+from fitsub.review.retranslate import budgets_of, stepped
 from fitsub.review.serve import Reviewer, make_server, port_of
 
 
@@ -171,3 +175,28 @@ def test_a_step_is_a_tenth_and_at_least_one_character() -> None:
     assert stepped(40, "shorter") == 36 and stepped(40, "longer") == 44
     assert stepped(5, "shorter") == 4 and stepped(1, "shorter") == 1
     assert stepped(40, 25) == 25
+
+
+def test_a_forced_term_is_taken_with_a_budget_in_characters(served: Served) -> None:
+    body = {"segment": 0, "step": 30, "term": {"source": "dog", "target": "Fido"}}
+    status, _, raw = _ask(served, "POST", f"/retranslate?t={served.token}", body)
+    assert status == 200
+    assert json.loads(raw)["budget"] == 30
+
+
+def test_budget_chars_replaces_a_segments_budget_and_no_other() -> None:
+    doc = parse_document(TOY_SRT, "srt")
+    opts = TranslateOptions(lang="it", limits=limits_for("it"))
+    planned = budgets_of(doc, opts)
+    asked = budgets_of(doc, dataclasses.replace(opts, budget_chars={1: 9}))
+    assert asked == {0: planned[0], 1: 9}
+
+
+def test_a_tsv_review_writes_no_run_settings(tmp_path: Path) -> None:
+    src = tmp_path / "talk.srt"
+    src.write_text(TOY_SRT, encoding="utf-8")
+    out = tmp_path / "talk.it.srt"
+    code = run(["translate", str(src), "-o", str(out), "--model", "identity", "--lang", "it", "-q",
+                "--review", str(tmp_path / "review.tsv")])  # fmt: skip
+    assert code == 0
+    assert not settings_path(out).exists()
