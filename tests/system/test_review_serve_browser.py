@@ -75,7 +75,7 @@ def test_ask_shorter_pick_export_and_apply(tmp_path: Path, browser: Any) -> None
         box = browser.find_element("css selector", "#seg-5 textarea")
         assert box.get_attribute("value") == "Noi andiamo casa adesso."
         asks = browser.find_elements("css selector", "#seg-5 button.ask")
-        assert [b.text for b in asks] == ["shorter", "longer"]
+        assert [b.text for b in asks] == ["shorter", "longer", "term\u2026"]
         asks[0].click()
         note = browser.find_element("css selector", "#seg-5 .asked")
         _wait(lambda: note.text.startswith(("asked", "not answered")), "no answer")
@@ -93,6 +93,14 @@ def test_ask_shorter_pick_export_and_apply(tmp_path: Path, browser: Any) -> None
         assert out.read_text(encoding="utf-8").split("\n\n")[5].split("\n")[2] == first
         ActionChains(browser).send_keys("-").perform()  # the key asks again, shorter still
         _wait(lambda: note.text.startswith("asked 2"), "the key asked nothing")
+        asks[2].click()  # a forced term, at the row's budget
+        prompt = browser.switch_to.alert
+        prompt.send_keys("home = dimora")
+        prompt.accept()
+        budget = browser.execute_script(
+            "return JSON.parse(document.getElementById('fitsub-data').textContent).rows[5].budget"
+        )
+        _wait(lambda: note.text.startswith(f"asked {budget} chars"), "the term asked nothing")
         errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
         assert not errors, errors
     finally:

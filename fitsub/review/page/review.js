@@ -229,6 +229,11 @@
         ask.addEventListener("click", function () { setCurrent(i, false); retranslate(i, p[0]); });
         acts.appendChild(ask);
       });
+      var term = el("button", "ask", "term\u2026");
+      term.type = "button";
+      term.title = "translate the line again keeping a term as you give it (source = target)";
+      term.addEventListener("click", function () { setCurrent(i, false); forceTerm(i); });
+      acts.appendChild(term);
     }
     f.appendChild(acts);
     if (TOKEN) f.appendChild(el("div", "muted asked"));
@@ -275,12 +280,18 @@
     });
     return list;
   }
-  function retranslate(i, step) { // the server's answer: the row's new alternatives
+  function forceTerm(i) { // "building = palazzo": the glossary's way, at the row's budget
+    var got = window.prompt("Force a term in this line: source = target (e.g. building = palazzo)");
+    var parts = (got || "").split("=");
+    if (parts.length !== 2 || !parts[0].trim() || !parts[1].trim()) return;
+    retranslate(i, rows[i].budget, { source: parts[0].trim(), target: parts[1].trim() });
+  }
+  function retranslate(i, step, term) { // the server's answer: the row's new alternatives
     var r = rows[i], cell = state[i].box.parentNode, note = cell.querySelector(".asked");
-    note.textContent = "asking for a " + step + " translation\u2026";
+    note.textContent = "asking\u2026";
     fetch("/retranslate?t=" + encodeURIComponent(TOKEN), {
       method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ segment: r.i, step: step })
+      body: JSON.stringify(term ? { segment: r.i, step: step, term: term } : { segment: r.i, step: step })
     }).then(function (resp) {
       return resp.json().then(function (got) {
         if (!resp.ok) throw new Error(got.error || resp.statusText);
