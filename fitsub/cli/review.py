@@ -44,12 +44,15 @@ def review_cmd(
     flags, page_path = read_run_settings(serve, device=device, threads=threads)
     if not page_path.is_file():
         raise InputError(page_path, "the review page named in the run settings is missing")
-    page = served_page(page_path.read_text(encoding="utf-8"))
     run = resolve_run(flags)
     source_doc = load_input(source, run.fmt, run.encoding)
     translated = load_input(serve)
     if len(source_doc.segments) != len(translated.segments):
         raise InputError(source, f"is not the source of {serve} (another segment count)")
+    try:
+        page = served_page(page_path.read_text(encoding="utf-8"), translated, source_doc)
+    except ValueError as err:
+        raise InputError(page_path, str(err)) from None
     opts, backend = run.with_model()
     reviewer = Reviewer(source=source_doc, translated=translated, backend=backend, opts=opts)
     reviewer.warm()

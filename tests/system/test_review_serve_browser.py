@@ -50,7 +50,8 @@ def _serve(out: Path, src: Path) -> tuple[Any, str]:
     reviewer = Reviewer(
         source=load_input(src), translated=load_input(out), backend=backend, opts=opts
     )
-    server, token = make_server(served_page(page.read_text(encoding="utf-8")), reviewer, 0)
+    html = served_page(page.read_text(encoding="utf-8"), reviewer.translated, reviewer.source)
+    server, token = make_server(html, reviewer, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, url_of(server, token)
 

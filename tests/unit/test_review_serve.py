@@ -56,11 +56,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         source=load_input(src), translated=load_input(out), backend=backend, opts=opts
     )
     static = page.read_text(encoding="utf-8")
-    server, token = make_server(served_page(static), reviewer, 0)
+    page = served_page(static, reviewer.translated, reviewer.source)
+    server, token = make_server(page, reviewer, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Served(port_of(server), token, reviewer, static, served_page(static))
+        yield Served(port_of(server), token, reviewer, static, page)
     finally:
         server.shutdown()
         server.server_close()
@@ -200,3 +201,13 @@ def test_a_tsv_review_writes_no_run_settings(tmp_path: Path) -> None:
                 "--review", str(tmp_path / "review.tsv")])  # fmt: skip
     assert code == 0
     assert not settings_path(out).exists()
+
+
+def test_a_page_of_another_translation_is_not_served(served: Served) -> None:
+    other = load_input(Path(served.reviewer.source.path or ""))
+    moved = dataclasses.replace(other.segments[0], start_ms=(other.segments[0].start_ms or 0) + 10)
+    retimed = dataclasses.replace(served.reviewer.translated, segments=(moved, *other.segments[1:]))
+    with pytest.raises(ValueError, match="another file or translation"):
+        served_page(served.static, retimed, served.reviewer.source)
+    with pytest.raises(ValueError, match="not a fitsub review page"):
+        served_page("<html></html>", served.reviewer.translated, served.reviewer.source)

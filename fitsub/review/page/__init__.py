@@ -31,6 +31,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from importlib import resources
@@ -314,12 +315,20 @@ def content_policy(script: str, style: str) -> str:
 SERVED_CONNECT = "connect-src 'self'; "
 
 
-def served_page(page: str) -> str:
+def served_page(page: str, doc: Document, source: Document) -> str:
     """The review page as `fitsub review --serve` serves it: the same page, its policy also
-    allowing requests to the server that served it (`connect-src 'self'`), nothing else."""
+    allowing requests to the server that served it (`connect-src 'self'`), nothing else.
+    `ValueError` when `page` is no review page, or one of another translation of `source`
+    (`doc`: the translated file; its fingerprint, `fitsub.review.edits.fingerprint`)."""
     head = "default-src 'none'; "
-    if page.count(head) != 1:
-        raise ValueError("not a fitsub review page (its Content-Security-Policy is missing)")
+    found = re.search(r'<script type="application/json" id="fitsub-data">(.*?)</script>', page)
+    if page.count(head) != 1 or found is None:
+        raise ValueError("is not a fitsub review page")
+    if json.loads(found.group(1))["meta"]["fingerprint"] != fingerprint(doc, source):
+        raise ValueError(
+            "is the review of another file or translation (other cues, timings or source): "
+            "translate with --review again"
+        )
     return page.replace(head, head + SERVED_CONNECT, 1)
 
 
