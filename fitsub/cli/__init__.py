@@ -90,6 +90,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "fitsub.cli.apply:apply_cmd",
         "Write reviewed edits into the translated file (markup, timings, layout kept); re-check.",
     ),
+    "review": (
+        "fitsub.cli.review:review_cmd",
+        "Serve OUTPUT's review page on 127.0.0.1; a line is re-translated shorter or longer on "
+        "request.",
+    ),
     "budget": (
         "fitsub.cli.budget:budget_cmd",
         "Pre-flight check: per segment the source length, every limit and the binding one.",
@@ -112,7 +117,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # of `COMMANDS` named in no panel is listed under "Commands" first. Names not (yet) in `COMMANDS`
 # are skipped.
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Translate", ("translate", "budget", "profiles", "apply")),
+    ("Translate", ("translate", "budget", "profiles", "review", "apply")),
     (
         "Models",
         (

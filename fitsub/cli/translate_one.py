@@ -18,6 +18,7 @@ from fitsub.cli.many_files import encoding_info
 from fitsub.cli.options import STRICT_EXIT
 from fitsub.cli.report import comparison_json, comparison_tsv, plural, summary_table, write_report
 from fitsub.cli.results_table import print_comparison
+from fitsub.cli.run_settings import write_run_settings
 from fitsub.cli.translation import Run
 from fitsub.document import Document
 from fitsub.errors import InputError, Interrupted
@@ -30,7 +31,7 @@ from fitsub.pipeline import (
     summarize_results,
     translate_document,
 )
-from fitsub.review.tsv import check_review_path, write_review
+from fitsub.review.tsv import check_review_path, review_format, write_review
 
 
 def _output_path(run: Run, src: Path, output: Path | None, review: Path | None) -> Path:
@@ -145,6 +146,8 @@ def _write_extras(
             output=None if str(out) == STDIO else out,
         )
         written.append(printable(str(review)))
+        if review_format(review) == "html" and str(out) != STDIO:  # for `fitsub review --serve`
+            written.append(printable(str(write_run_settings(run, src=src, out=out, review=review))))
 
 
 def _show(

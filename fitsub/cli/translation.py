@@ -83,6 +83,9 @@ class Run:
     length_predictor: Path | None
     table_format: str
     wide: bool = False  # every column of the per-segment table, whatever the terminal's width
+    glossary: Path | None = None  # the glossary file (recorded for `fitsub review --serve`)
+    per_cue: bool = False
+    quality_threshold: float | None = None
 
     @property
     def lang(self) -> str:
@@ -169,6 +172,9 @@ def resolve_run(flags: TranslateFlags) -> Run:
         length_predictor=flags.length_predictor,
         table_format=flags.table_format,
         wide=flags.wide,
+        glossary=None if glossary is None else Path(glossary),
+        per_cue=flags.per_cue,
+        quality_threshold=flags.quality_threshold,
     )
 
 

@@ -7,7 +7,9 @@ yet.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fitsub.budget import Budget, Limits, SpeechBudgeter, SpeechWindow, asked_mode, budget_for
@@ -36,6 +38,9 @@ class TranslateOptions:
     quality_threshold: float | None = None
     # dubbing budgets (`--unit syllables|seconds`): each cue's speaking window; None: characters
     speech: SpeechBudgeter | None = None
+    # budgets in characters set by hand, by segment index (`fitsub review --serve`: a step
+    # shorter or longer); they replace the computed budget's characters, the limits stay
+    budget_chars: Mapping[int, int] = field(default_factory=dict)
 
     @property
     def mode(self) -> str:
@@ -79,6 +84,8 @@ def plan(doc: Document, opts: TranslateOptions) -> list[PlannedSegment]:
             budget = budget_for(
                 prot, seg, timed=doc.timed, ratio=opts.ratio, limits=opts.limits, window=window
             )
+            if i in opts.budget_chars:
+                budget = dataclasses.replace(budget, chars=opts.budget_chars[i])
         planned.append(PlannedSegment(i, seg.id, prot, budget, window, turns))
     return planned
 

@@ -31,6 +31,7 @@ import base64
 import hashlib
 import html
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from importlib import resources
@@ -119,6 +120,18 @@ def _offers(
         ],
         "unc_alt": unc[0] if unc and r.unconstrained is not None else None,
     }
+
+
+def row_offers(
+    r: SegmentResult, doc: Document, index: int, *, limits: Limits | None, lang: str
+) -> dict[str, Any]:
+    """The alternatives of a segment translated again (`fitsub.review.retranslate`) as the
+    page's row `index` of the translated `doc` offers them (`alts`, `unc_alt`)."""
+    seg = doc.segments[index]
+    prot = protect(seg.text, doc.markup)
+    limits = limits if doc.timed else None
+    room = line_room(prot, limits) if limits is not None else None
+    return _offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc)
 
 
 def page_data(
@@ -297,6 +310,26 @@ def content_policy(script: str, style: str) -> str:
         f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(style)}; "
         "base-uri 'none'; form-action 'none'"
     )
+
+
+SERVED_CONNECT = "connect-src 'self'; "
+
+
+def served_page(page: str, doc: Document, source: Document) -> str:
+    """The review page as `fitsub review --serve` serves it: the same page, its policy also
+    allowing requests to the server that served it (`connect-src 'self'`), nothing else.
+    `ValueError` when `page` is no review page, or one of another translation of `source`
+    (`doc`: the translated file; its fingerprint, `fitsub.review.edits.fingerprint`)."""
+    head = "default-src 'none'; "
+    found = re.search(r'<script type="application/json" id="fitsub-data">(.*?)</script>', page)
+    if page.count(head) != 1 or found is None:
+        raise ValueError("is not a fitsub review page")
+    if json.loads(found.group(1))["meta"]["fingerprint"] != fingerprint(doc, source):
+        raise ValueError(
+            "is the review of another file or translation (other cues, timings or source): "
+            "translate with --review again"
+        )
+    return page.replace(head, head + SERVED_CONNECT, 1)
 
 
 def apply_command(output: Path | None, source: Document | None) -> str | None:

@@ -24,6 +24,9 @@
       broken: false, edited: false, flags: r.flags, sev: r.sev, alts: [] };
   });
   var current = -1;
+  // Served by `fitsub review --serve` (http://127.0.0.1, the token in the URL): a row can ask the
+  // model for a shorter or a longer translation; from a file, nothing is ever sent.
+  var TOKEN = location.protocol === "http:" ? new URLSearchParams(location.search).get("t") : null;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -218,7 +221,22 @@
     reset.title = "back to the fitted translation";
     reset.addEventListener("click", function () { setText(i, r.fit); });
     acts.appendChild(reset);
+    if (TOKEN) {
+      [["shorter", "-"], ["longer", "+"]].forEach(function (p) {
+        var ask = el("button", "ask", p[0]);
+        ask.type = "button";
+        ask.title = "ask the model for a " + p[0] + " translation (outside the text box: " + p[1] + ")";
+        ask.addEventListener("click", function () { setCurrent(i, false); retranslate(i, p[0]); });
+        acts.appendChild(ask);
+      });
+      var term = el("button", "ask", "term\u2026");
+      term.type = "button";
+      term.title = "translate the line again keeping a term as you give it (source = target)";
+      term.addEventListener("click", function () { setCurrent(i, false); forceTerm(i); });
+      acts.appendChild(term);
+    }
     f.appendChild(acts);
+    if (TOKEN) f.appendChild(el("div", "muted asked"));
     if (r.alts.length) f.appendChild(alternatives(r, i));
     tr.appendChild(f);
     var b = el("div", "cell num");
@@ -261,6 +279,32 @@
       state[i].alts.push(b);
     });
     return list;
+  }
+  function forceTerm(i) { // "building = palazzo": the glossary's way, at the row's budget
+    var got = window.prompt("Force a term in this line: source = target (e.g. building = palazzo)");
+    var parts = (got || "").split("=");
+    if (parts.length !== 2 || !parts[0].trim() || !parts[1].trim()) return;
+    retranslate(i, rows[i].budget, { source: parts[0].trim(), target: parts[1].trim() });
+  }
+  function retranslate(i, step, term) { // the server's answer: the row's new alternatives
+    var r = rows[i], cell = state[i].box.parentNode, note = cell.querySelector(".asked");
+    note.textContent = "asking\u2026";
+    fetch("/retranslate?t=" + encodeURIComponent(TOKEN), {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(term ? { segment: r.i, step: step, term: term } : { segment: r.i, step: step })
+    }).then(function (resp) {
+      return resp.json().then(function (got) {
+        if (!resp.ok) throw new Error(got.error || resp.statusText);
+        var old = cell.querySelector(".alts");
+        if (old) old.remove();
+        state[i].alts = [];
+        r.alts = got.alts;
+        if (r.alts.length) cell.appendChild(alternatives(r, i));
+        note.textContent = "asked " + got.budget + " chars: " + (r.alts.length ?
+          r.alts.length + " to pick (keys 1\u2013" + r.alts.length + ")" : "nothing else fits");
+        update(i);
+      });
+    }).catch(function (err) { note.textContent = "not answered: " + err.message; });
   }
   function choose(i, key) {
     if (key === "0") {
@@ -326,6 +370,9 @@
     } else if (!typing && !ev.altKey && !ev.ctrlKey && !ev.metaKey && /^[0-4]$/.test(key) && current >= 0) {
       buildAll();
       if (choose(current, key)) ev.preventDefault();
+    } else if (TOKEN && !typing && !ev.altKey && !ev.ctrlKey && !ev.metaKey && /^[-+=]$/.test(key) && current >= 0) {
+      buildAll();
+      retranslate(current, key === "-" ? "shorter" : "longer"); ev.preventDefault();
     } else if (!typing && !ev.altKey && !ev.ctrlKey && !ev.metaKey && (key === "j" || key === "k")) {
       step(key === "j" ? 1 : -1, true); ev.preventDefault();
     } else if (key === "Escape" && typing) {
@@ -494,7 +541,8 @@
       li.appendChild(b); counts.appendChild(li);
     });
     h.appendChild(counts);
-    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box, then 1\u20134: pick an alternative, 0: the unconstrained one");
+    var keys = el("div", "keys", "Alt+\u2193 / Alt+\u2191 (or j / k): next / previous row to fix \u00b7 Alt+Shift+\u2193 / \u2191: every row \u00b7 Alt+U: use unconstrained \u00b7 Esc: leave the text box, then 1\u20134: pick an alternative, 0: the unconstrained one" +
+      (TOKEN ? " \u00b7 - / +: ask the model for a shorter / longer one" : ""));
     keys.title = "Alt+\u2193 stops at errors and over-budget rows not yet edited (timing-only rows and rows you fixed are skipped); edits are kept in this browser until exported";
     h.appendChild(keys);
   }
