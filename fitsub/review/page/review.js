@@ -24,9 +24,9 @@
       broken: false, edited: false, flags: r.flags, sev: r.sev, alts: [] };
   });
   var current = -1;
-  // Served by `fitsub review --serve` (http://127.0.0.1, the token in the URL): a row can ask the
+  // Served by `fitsub review --serve` (on 127.0.0.1, the token in the URL): a row can ask the
   // model for a shorter or a longer translation; from a file, nothing is ever sent.
-  var TOKEN = location.protocol === "http:" ? new URLSearchParams(location.search).get("t") : null;
+  var TOKEN = location.protocol !== "file:" ? new URLSearchParams(location.search).get("t") : null;
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
