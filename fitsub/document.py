@@ -1,4 +1,4 @@
-"""The data model of a subtitle or slide file: `Segment`, `Document` and the formats' names.
+"""The data model of a subtitle or slide file: `Segment` and `Document`.
 
 A leaf: it imports nothing of fitsub's. Reading and writing files (`fitsub.formats`) and every
 step after them share these types.
@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TypeAlias
 
-Format = Literal["srt", "vtt", "ass", "ssa", "slides", "markdown", "pptx"]
-FORMATS: tuple[Format, ...] = ("srt", "vtt", "ass", "ssa", "slides", "markdown", "pptx")
-# Subtitle formats: cues with timings, reading speed and line limits; the others are slide text.
-TIMED_FORMATS: frozenset[str] = frozenset({"srt", "vtt", "ass", "ssa"})
+# A format's name: one of `fitsub.formats.FORMATS`, which owns the list (one row per format
+# there; this module names none, so a new format touches only `fitsub/formats/`).
+Format: TypeAlias = str
 # The longest segment accepted, in visible characters (`fitsub.units.char_length` of the text
 # without markup). A subtitle cue holds about 2 x 42 characters; 1,000 leaves room for long
 # slide lines while rejecting files whose "cue" is really a whole document. The environment
@@ -79,8 +78,12 @@ class Document:
 
     @property
     def timed(self) -> bool:
-        """Whether the segments are timed subtitle cues (budgets from lines, CPL and CPS)."""
-        return self.format in TIMED_FORMATS
+        """Whether the segments are timed subtitle cues (budgets from lines, CPL and CPS).
+
+        A subtitle format gives every cue a start and an end; slide formats give none. So the
+        first segment says it, and no list of format names is needed here.
+        """
+        return bool(self.segments) and self.segments[0].start_ms is not None
 
     @property
     def markup(self) -> Format:
@@ -98,7 +101,7 @@ class Document:
         if len(texts) != len(self.segments):
             raise ValueError(f"with_texts: {len(texts)} texts for {len(self.segments)} segments")
         segs = tuple(
-            replace(seg, text=_safe_text(text, self.format))
+            replace(seg, text=_safe_text(text, self.timed))
             for seg, text in zip(self.segments, texts, strict=True)
         )
         return replace(self, segments=segs)
@@ -109,9 +112,9 @@ class Document:
         return [seg.text for seg in self.segments]
 
 
-def _safe_text(text: str, fmt: Format) -> str:
+def _safe_text(text: str, timed: bool) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if fmt not in TIMED_FORMATS:
+    if not timed:
         return " ".join(part for part in text.split("\n") if part.strip()) if "\n" in text else text
     lines = [line.replace("-->", "->") for line in text.split("\n") if line.strip()]
     return "\n".join(lines)

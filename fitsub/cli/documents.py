@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fitsub.document import FORMATS, Document, Format
+from fitsub.document import Document, Format
 from fitsub.errors import InputError
-from fitsub.formats import document_bytes, read_bytes_document, read_document
+from fitsub.formats import FORMATS, document_bytes, read_bytes_document, read_document
 from fitsub.io.atomic import atomic_write_bytes
 from fitsub.io.outputs import STDIO
 

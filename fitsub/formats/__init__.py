@@ -46,7 +46,7 @@ from fitsub.charsets.detect import (
     read_text,
     split_text,
 )
-from fitsub.document import FORMATS, Document, Format, Segment
+from fitsub.document import Document, Format, Segment
 from fitsub.errors import InputError
 from fitsub.formats.blocks import Parsed
 from fitsub.io.atomic import atomic_write_bytes
@@ -61,6 +61,9 @@ EXTENSIONS: dict[str, Format] = {
     ".markdown": "markdown",
     ".pptx": "pptx",
 }
+# Every format's name, in the order of `EXTENSIONS` (the one list: a new format is a module and
+# its rows here). Subtitle formats give each cue a time (`Document.timed`); slide formats none.
+FORMATS: tuple[Format, ...] = tuple(dict.fromkeys(EXTENSIONS.values()))
 # Formats read from bytes as a whole (a zip package), not decoded as text.
 BINARY_FORMATS: frozenset[str] = frozenset({"pptx"})
 # Encoding used when the document's own encoding cannot hold the new text (e.g. "♪" in cp1252).

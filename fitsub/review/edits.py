@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from fitsub.budget import MOST, Limits
-from fitsub.document import TIMED_FORMATS, Document, Format
+from fitsub.document import Document, Format
 from fitsub.errors import InputError
 from fitsub.formats.blocks import max_segment_chars
 from fitsub.markup import protect
@@ -345,7 +345,7 @@ def match_edits(
             continue  # already so in the file: left untouched
         if not seg.translatable or not current:
             raise InputError(where, f"segment {edit.id or index + 1} holds no text to edit")
-        if doc.format in TIMED_FORMATS and "-->" in edit.text:
+        if doc.timed and "-->" in edit.text:
             raise InputError(
                 where,
                 f"segment {edit.id or index + 1}: the edit holds '-->', which a {doc.format} cue "

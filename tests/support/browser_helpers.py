@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +71,15 @@ def loaded(driver: Any, page: Path, timeout_s: float = 10.0) -> float:
         assert time.perf_counter() - start < timeout_s, "the review page did not finish loading"
         time.sleep(0.02)
     return time.perf_counter() - start
+
+
+@contextmanager
+def browser_in(tmp_path: Path) -> Iterator[Any]:
+    """A headless Chromium downloading into tmp_path/downloads, quit afterwards (or a skip)."""
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver = chromium(downloads)
+    try:
+        yield driver
+    finally:
+        driver.quit()

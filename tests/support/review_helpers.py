@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,10 @@ SRT = (
 )
 
 
-def use_toy_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI with the toy backend instead of a checkpoint (no model needed)."""
+def use_toy_backend(monkeypatch: pytest.MonkeyPatch, make: Callable[[], Any] = ToyBackend) -> None:
+    """The CLI with a toy backend (`make()`) instead of a checkpoint (no model needed)."""
     monkeypatch.setattr(registry, "locate", lambda *a, **k: Path("toy"))
-    monkeypatch.setattr(registry, "open_model", lambda *a, **k: ToyBackend())
+    monkeypatch.setattr(registry, "open_model", lambda *a, **k: make())
 
 
 def translate_with_review(folder: Path, srt: str = SRT, review: str = "review.html") -> Path:

@@ -16,23 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import chromium, loaded
+from browser_helpers import browser_in, loaded
 from cli_helpers import run
 from doubles import NBestToyBackend
 from review_helpers import translate_with_review, use_toy_backend
 
-from fitsub.cli import registry
-
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    driver = chromium(downloads)
-    try:
+    with browser_in(tmp_path) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(autouse=True)
@@ -174,7 +167,7 @@ def test_an_alternative_chosen_by_key_and_by_click_is_exported_and_applied(
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    monkeypatch.setattr(registry, "open_model", lambda *a, **k: NBestToyBackend())
+    use_toy_backend(monkeypatch, NBestToyBackend)
     out = translate_with_review(tmp_path)
     loaded(browser, tmp_path / "review.html")
     box = browser.find_element("css selector", "#seg-5 textarea")  # "We go home now." (cue 6)

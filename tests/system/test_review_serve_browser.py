@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import chromium
+from browser_helpers import browser_in
 from cli_helpers import run
 from doubles import NBestToyBackend
-from review_helpers import translate_with_review
+from review_helpers import translate_with_review, use_toy_backend
 
-from fitsub.cli import registry
 from fitsub.cli.documents import load_input
 from fitsub.cli.run_settings import read_run_settings
 from fitsub.cli.translation import resolve_run
@@ -29,19 +28,13 @@ from fitsub.review.serve import Reviewer, make_server, url_of
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[Any]:
-    downloads = tmp_path / "downloads"
-    downloads.mkdir()
-    driver = chromium(downloads)
-    try:
+    with browser_in(tmp_path) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(autouse=True)
 def toy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "locate", lambda *a, **k: Path("toy"))
-    monkeypatch.setattr(registry, "open_model", lambda *a, **k: NBestToyBackend())
+    use_toy_backend(monkeypatch, NBestToyBackend)
 
 
 def _serve(out: Path, src: Path) -> tuple[Any, str]:

@@ -272,3 +272,22 @@ def test_write_is_atomic_and_replaces_an_existing_output(tmp_path: Path) -> None
     write_document(doc.with_texts(["Ciao."]), out)
     assert out.read_text(encoding="utf-8") == "1\n00:00:01,000 --> 00:00:02,000\nCiao.\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.srt"]
+
+
+def test_timed_is_read_from_the_segments_and_every_extension_names_a_listed_format() -> None:
+    from fitsub.formats import EXTENSIONS, FORMATS
+
+    assert FORMATS == ("srt", "vtt", "ass", "ssa", "slides", "markdown", "pptx")
+    assert set(EXTENSIONS.values()) == set(FORMATS)
+    srt = parse_document("1\n00:00:01,000 --> 00:00:02,000\nHi\n", "srt")
+    ass = parse_document(
+        "[Script Info]\n\n[Events]\nFormat: Layer, Start, End, Style, Text\n"
+        "Dialogue: 0,0:00:01.00,0:00:02.00,Default,Hi\n",
+        "ass",
+    )
+    slides = parse_document("- one\n", "slides")
+    markdown = parse_document("# Title\n\nText.\n", "markdown")
+    assert (srt.timed, ass.timed, slides.timed, markdown.timed) == (True, True, False, False)
+    # a subtitle text loses blank lines; a slide text becomes one line
+    assert srt.with_texts(["a\n\nb"]).segments[0].text == "a\nb"
+    assert slides.with_texts(["a\nb"]).segments[0].text == "a b"
