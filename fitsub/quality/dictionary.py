@@ -32,6 +32,8 @@ from pathlib import Path
 
 from fitsub.errors import InputError
 from fitsub.io.unpack import gunzip_bounded
+from fitsub.quality import lexicon as lexicon_module
+from fitsub.quality import word_cache
 from fitsub.quality.lexicon import Lexicon, words_of
 
 WORDLIST = "large"  # wordfreq's list with every word seen at least once in 10^8
@@ -99,6 +101,7 @@ class Dictionary:
     target: Mapping[str, float]
     english: Mapping[str, float]
     source: str = ""
+    cache_key: str = ""  # a digest of the lists read (`fitsub.quality.word_cache`); "": no cache
 
     def zipf(self, word: str) -> float:
         """The word's zipf frequency in the target list (0: not listed)."""
@@ -127,16 +130,28 @@ class Dictionary:
         return en - self.target.get(word, 0.0) >= ENGLISH_MARGIN
 
     @functools.cached_property
-    def search_words(self) -> frozenset[str]:
-        """The listed words the search may write: every target word that is not English (built
-        on first use, `is_english` inlined over the words both lists hold)."""
+    def search_list(self) -> tuple[str, ...]:
+        """The listed words the search may write, sorted: every target word that is not English
+        (built on first use, `is_english` inlined over the words both lists hold; read from the
+        cache when `cache_key` names the lists it was derived from)."""
+        if not self.cache_key:
+            return self._search_list()
+        inputs = [self.cache_key.encode(), *word_cache.sources(__file__)]
+        return word_cache.cached_words(f"search-{self.language}", inputs, self._search_list)
+
+    def _search_list(self) -> tuple[str, ...]:
         loan, en, target = LOANWORDS.get(self.language, frozenset()), self.english, self.target
         english = {
             w
             for w in target.keys() & en.keys()
             if en[w] - target[w] >= ENGLISH_MARGIN and w not in loan
         }
-        return frozenset(target.keys() - english)
+        return tuple(sorted(target.keys() - english))
+
+    @functools.cached_property
+    def search_words(self) -> frozenset[str]:
+        """`search_list` as a set."""
+        return frozenset(self.search_list)
 
 
 def _split(word: str, target: Mapping[str, float]) -> list[str] | None:
@@ -228,9 +243,21 @@ def read_cbpack(path: Path) -> list[list[str]]:
     return buckets
 
 
+def _list_bytes(lang: str) -> bytes:
+    path = list_path(lang)
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise InputError(path, f"cannot read the word list: {err.strerror or err}") from err
+
+
 def _wordfreq_list(lang: str) -> dict[str, float]:
-    """wordfreq's large list of `lang` as zipf by fitsub word; InputError naming the list."""
-    return _zipf_by_word(read_cbpack(list_path(lang)))
+    """wordfreq's large list of `lang` as zipf by fitsub word; InputError naming the list.
+    Derived once per list and code (`fitsub.quality.word_cache`), then read back."""
+    inputs = [_list_bytes(lang), *word_cache.sources(__file__, lexicon_module.__file__)]
+    return word_cache.cached_table(
+        f"zipf-{lang}", inputs, lambda: _zipf_by_word(read_cbpack(list_path(lang)))
+    )
 
 
 @functools.lru_cache(maxsize=2)
@@ -247,8 +274,13 @@ def load_dictionary(lang: str) -> Dictionary | None:
     target, english = _cached_list(lang), _cached_list("en")
     from importlib.metadata import version
 
+    key = word_cache.digest(_list_bytes(code) for code in (lang, "en"))
     return Dictionary(
-        language=lang, target=target, english=english, source=f"wordfreq {version('wordfreq')}"
+        language=lang,
+        target=target,
+        english=english,
+        source=f"wordfreq {version('wordfreq')}",
+        cache_key=key,
     )
 
 

@@ -65,6 +65,11 @@ class WordList(Protocol):
         """The listed words the search may write."""
         ...
 
+    @property
+    def search_list(self) -> tuple[str, ...]:
+        """`search_words`, sorted."""
+        ...
+
     def knows(self, word: str) -> bool:
         """Whether `word` (normalised) is a real word of the language."""
         ...
@@ -87,8 +92,11 @@ class Lexicon:
     def _sorted(self) -> tuple[str, ...]:
         """Every word the search may write, sorted (built on first use: a run that re-fits no
         line never sorts 300,000 words)."""
-        listed = self.dictionary.search_words if self.dictionary is not None else ()
-        return tuple(sorted(set(self.counts).union(listed)))
+        if self.dictionary is None:
+            return tuple(sorted(self.counts))
+        listed, ordered = self.dictionary.search_words, self.dictionary.search_list
+        # two sorted runs: Timsort merges them in one pass
+        return tuple(sorted([*ordered, *sorted(w for w in self.counts if w not in listed)]))
 
     def __len__(self) -> int:
         return len(self.counts)

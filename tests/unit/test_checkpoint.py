@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 from fitsub.backend import Request, TranslationBackend
 from fitsub.errors import InputError, ModelMissingError
 from fitsub.nmt.backend import MODEL_ENV, NMTBackend, resolve_model_dir
-from fitsub.nmt.checkpoint import build_model, load_checkpoint, load_extra_tensors, save_checkpoint
+from fitsub.nmt.checkpoint import (
+    build_model,
+    load_checkpoint,
+    load_extra_tensors,
+    save_checkpoint,
+    uninitialised,
+)
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.search import beam_search
 from fitsub.nmt.tokenizer import Tokenizer
@@ -147,6 +153,31 @@ def test_save_then_load_gives_identical_translations(tmp_path: Path) -> None:
         "spm.model",
     ]
     assert not list(tmp_path.glob(".m.*"))  # no temporary directories left behind
+
+
+def test_loading_skips_random_initialisation_and_restores_it(tmp_path: Path) -> None:
+    model, tok, cfg = tiny()
+    out = save_checkpoint(tmp_path / "m", model, cfg, tok)
+    calls: list[str] = []
+    real = torch.nn.init.normal_
+
+    def counting(t: torch.Tensor, *a: object, **k: object) -> torch.Tensor:
+        calls.append("normal_")
+        return real(t, *a, **k)  # type: ignore[arg-type]
+
+    torch.nn.init.normal_ = counting  # type: ignore[assignment]
+    try:
+        loaded, *_ = load_checkpoint(out)  # every weight loaded: no initialiser runs
+        assert calls == []
+        pairs = zip(model.parameters(), loaded.parameters(), strict=True)
+        assert all(torch.equal(a, b) for a, b in pairs)
+        build_model(cfg, tok)  # a fresh model (training) is initialised as before
+        assert calls
+    finally:
+        torch.nn.init.normal_ = real
+    with pytest.raises(RuntimeError), uninitialised():
+        raise RuntimeError("a failed build")
+    assert torch.nn.init.normal_ is real and torch.nn.init.zeros_.__name__ == "zeros_"
 
 
 def test_half_precision_weights_load_as_float32(tmp_path: Path) -> None:

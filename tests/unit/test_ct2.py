@@ -284,3 +284,24 @@ def test_fitsubs_own_beam_without_a_bound_finds_ctranslate2s_n_best(
         assert hyps is not None and len(hyps) == 4
         assert [c.text for c in cands] == [own.tokenizer.decode(ids) for ids, _ in hyps]
         assert [c.score for c in cands] == pytest.approx([s for _, s in hyps], abs=1e-2)
+
+
+def test_file_digests_are_remembered_once_settled_and_recomputed_when_the_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    memo = tmp_path / "cache" / "fitsub" / ct2.DIGESTS
+    f = tmp_path / "weights.bin"
+    f.write_bytes(b"one")
+    assert ct2._file_digest(f) == hashlib.sha256(b"one").hexdigest()
+    assert not memo.exists()  # just written: not settled, never remembered
+    past = f.stat().st_mtime_ns - 60 * 10**9
+    os.utime(f, ns=(past, past))
+    assert ct2._file_digest(f) == hashlib.sha256(b"one").hexdigest()
+    assert list(json.loads(memo.read_text()).values()) == [hashlib.sha256(b"one").hexdigest()]
+    f.write_bytes(b"two")  # a new time (and here the same size): hashed again
+    assert ct2._file_digest(f) == hashlib.sha256(b"two").hexdigest()
+    memo.write_text("not json")  # a damaged memo is ignored
+    assert ct2._file_digest(f) == hashlib.sha256(b"two").hexdigest()
