@@ -10,7 +10,10 @@
    outside the band).
 
     OMP_NUM_THREADS=1 taskset -c 1 .venv/bin/python experiments/dubbing/second_voice.py \\
-        ../shared/data OUT.it.txt SOURCE.en.txt DUBCHECK.json
+        ../shared/data [OUT.it.txt SOURCE.en.txt DUBCHECK.json]
+
+(the data folder alone: the calibration alone; `fitsub dub-check --voice festival` does step 2
+on a subtitle file.)
 
 Nothing derived from ../shared/data is written: the script prints its figures.
 """
@@ -18,44 +21,34 @@ Nothing derived from ../shared/data is written: the script prints its figures.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from fitsub.budget import SPEECH_RATES
-from fitsub.dubbing.speech import SyllableCounter, wav_seconds
-
-BAND = 0.15
+from fitsub.dubbing.check import TOLERANCE as BAND
+from fitsub.dubbing.festival import FESTIVAL_RATE, festival_raw_seconds
+from fitsub.dubbing.speech import SyllableCounter
 
 
 def festival_seconds(text: str) -> float:
-    """festival's Italian duration of `text` (edge silence trimmed, as dub-check measures)."""
-    with tempfile.TemporaryDirectory(prefix="fitsub-fest-") as tmp:
-        out = Path(tmp) / "line.wav"
-        subprocess.run(
-            ["text2wave", "-eval", "(voice_lp_diphone)", "-o", str(out)],
-            input=text.encode("iso-8859-1", errors="replace"),  # festival reads Latin-1
-            check=True,
-            capture_output=True,
-            timeout=60,
-        )
-        try:
-            return wav_seconds(out)
-        except (EOFError, OSError):  # festival wrote no audio (a line of punctuation)
-            return 0.0
+    """festival's Italian duration of `text`, unscaled (`fitsub.dubbing.festival`)."""
+    return festival_raw_seconds(text)
 
 
 def main() -> None:
-    data, output, source, dub = (Path(a) for a in sys.argv[1:5])
+    data = Path(sys.argv[1])
     calib = (data / "en-it" / "dev" / "ud-pud.it").read_text(encoding="utf-8").splitlines()[:100]
     syllables = sum(SyllableCounter("it").count_many(calib))
     seconds = sum(festival_seconds(t) for t in calib)
     rate = syllables / seconds
     scale = rate / SPEECH_RATES["it"]
     print(
-        f"festival lp_diphone: {rate:.2f} syllables/s on 100 ud-pud lines; durations x {scale:.3f}"
+        f"festival lp_diphone: {rate:.3f} syllables/s on 100 ud-pud lines (fitsub's "
+        f"FESTIVAL_RATE: {FESTIVAL_RATE}); durations x {scale:.3f}"
     )
+    if len(sys.argv) < 5:  # the calibration alone
+        return
+    output, source, dub = (Path(a) for a in sys.argv[2:5])
     outs = output.read_text(encoding="utf-8").splitlines()
     report = json.loads(dub.read_text(encoding="utf-8"))
     segs = report["segments"]

@@ -20,6 +20,7 @@ from fitsub.budget.profiles import Profile, check_positive, check_profile_langua
 from fitsub.budget.ratio import DEFAULT_RATIO
 from fitsub.budget.slot import Limits, limits_for
 from fitsub.budget.speech import SpeechBudgeter
+from fitsub.dubbing.timing import RANK_BY
 from fitsub.errors import InputError
 
 
@@ -100,13 +101,24 @@ def with_speech(
     isochrony: str,
     speech_rate: float | None,
     ratio_given: bool,
+    rank_by: str = "estimate",
 ) -> BudgetSettings:
     """`settings` budgeting speaking time when `unit` is `syllables` or `seconds` (`seconds` by
     default under the dubbing profile): each cue's speaking window replaces the character ratio
     and a voice, not a reader, sets the pace. A ratio given as well is an error (it would be
-    silently ignored), as is a unit fitsub does not know."""
+    silently ignored), as is a unit fitsub does not know, or a ranking (`rank_by`, what orders a
+    cue's candidates against its window) other than the estimate without a window."""
     if unit is None:
         unit = "seconds" if profile is not None and profile.name == "dubbing" else "char"
+    if rank_by not in RANK_BY:
+        choices = " or ".join(RANK_BY)
+        raise InputError(None, f"must be {choices}, got {rank_by!r}", setting="rank_by")
+    if unit == "char" and rank_by != "estimate":
+        problem = (
+            f"{rank_by} ranks candidates against a speaking window: add --unit seconds (or "
+            "syllables) or --profile dubbing"
+        )
+        raise InputError(None, problem, setting="rank_by")
     if unit == "char":
         return settings
     if unit not in ("syllables", "seconds"):
@@ -115,7 +127,12 @@ def with_speech(
         problem = f"sets the budget from speaking time; drop --ratio / --min-ratio (got {unit})"
         raise InputError(None, problem, setting="unit")
     speech = SpeechBudgeter(
-        unit, lang=settings.lang, src_lang=src_lang, isochrony=isochrony, speech_rate=speech_rate
+        unit,
+        lang=settings.lang,
+        src_lang=src_lang,
+        isochrony=isochrony,
+        speech_rate=speech_rate,
+        rank_by=rank_by,
     )
     limits = dataclasses.replace(settings.limits, reading_speed=False)  # a voice sets the pace
     return dataclasses.replace(settings, speech=speech, limits=limits, ratio=None, min_ratio=None)

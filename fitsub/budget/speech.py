@@ -14,7 +14,8 @@ enforces in the beam — that many syllables × the language's characters per sy
 scaled per language (docs/results/dubbing.md). The window's characters are the segment's ratio
 limit (`fitsub.budget.segment.budget_for`). The exact syllable count (espeak-ng,
 `fitsub.dubbing.speech`) is then checked on the n-best (`fitsub.pipeline.run`), which is
-re-ranked by closeness to the target.
+re-ranked by closeness to the target (`SpeechBudgeter.off_target`: its syllables, or with
+`rank_by="speech"` espeak-ng's duration of each candidate, `fitsub.dubbing.timing`).
 
 Pauses: `speaking_seconds` estimates a line's time as its syllables at the language's
 articulation rate plus the pauses inside it (`pause_counts`, `PAUSE_SECONDS`), fitted to
@@ -34,7 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fitsub.dubbing.speech import SyllableCounter, require_espeak
+from fitsub.dubbing.speech import SyllableCounter, require_espeak, scaled_wpm
+from fitsub.dubbing.timing import RANK_BY, RankBy, SpokenTimer
 from fitsub.errors import InputError
 
 SpeechUnit = Literal["syllables", "seconds"]
@@ -193,7 +195,8 @@ class SpeechWindow:
 
 class SpeechBudgeter:
     """Speaking windows for one language pair: the unit (`syllables` or `seconds`: the same
-    window, reported in that unit), the isochrony and the target's rate; espeak-ng counts."""
+    window, reported in that unit), the isochrony and the target's rate; espeak-ng counts.
+    `rank_by`: what orders a cue's candidates by closeness to its window (`off_target`)."""
 
     def __init__(
         self,
@@ -203,6 +206,7 @@ class SpeechBudgeter:
         src_lang: str = "en",
         isochrony: str = "source",
         speech_rate: float | None = None,
+        rank_by: str = "estimate",
     ) -> None:
         if unit not in SPEECH_UNITS:
             choices = ", ".join(SPEECH_UNITS)
@@ -217,6 +221,9 @@ class SpeechBudgeter:
             raise InputError(
                 None, f"no syllable counter for {lang!r} (known: {known})", setting="lang"
             )
+        if rank_by not in RANK_BY:
+            choices = " or ".join(RANK_BY)
+            raise InputError(None, f"must be {choices}, got {rank_by!r}", setting="rank_by")
         require_espeak()
         self.unit: SpeechUnit = "syllables" if unit == "syllables" else "seconds"
         self.lang, self.src_lang, self.isochrony = lang, src_lang, isochrony
@@ -225,6 +232,11 @@ class SpeechBudgeter:
         self.chars_per_syllable = CHARS_PER_SYLLABLE[lang]
         self.source_counter = SyllableCounter(src_lang)
         self.counter = SyllableCounter(lang)
+        self.rank_by: RankBy = "speech" if rank_by == "speech" else "estimate"
+        self.timer: SpokenTimer | None = None
+        if self.rank_by == "speech":  # espeak-ng at the dub's rate, as dub-check speaks it
+            wpm = scaled_wpm(lang, self.rate, SPEECH_RATES[lang])
+            self.timer = SpokenTimer(lang, src_lang, wpm)
 
     def window(
         self,
@@ -287,3 +299,12 @@ class SpeechBudgeter:
     def seconds(self, text: str) -> float:
         """The target text's estimated speaking time at the window's rate (syllables ÷ rate)."""
         return seconds_of_syllables(self.syllables(text), self.rate)
+
+    def off_target(self, source: str, text: str, window: SpeechWindow) -> float:
+        """How far `text`, a translation of `source`, is from `window`: by the estimate, its
+        syllables against the target syllables; by speech (`rank_by`), espeak-ng's duration
+        against the source spoken by espeak-ng (or, `isochrony="cue"`, the window's time)."""
+        if self.timer is None:
+            return abs(self.syllables(text) - window.target_syllables)
+        goal = self.timer.source_seconds(source) if self.isochrony == "source" else window.seconds
+        return self.timer.off(text, goal)

@@ -6,17 +6,16 @@ from pathlib import Path
 
 import typer
 
+from fitsub.cli.options import SecondVoice, SpeechRate
+
 
 def dub_check_cmd(
     dub: Path = typer.Argument(..., help="The dubbed (translated) subtitle file, e.g. OUT.srt."),
     source: Path = typer.Option(..., "--source", help="The source subtitle file it translates."),
     lang: str = typer.Option(..., "--lang", help="Language of the dub (it, de, fr, es, en)."),
     src_lang: str = typer.Option("en", "--src-lang", help="Language of the source."),
-    speech_rate: float | None = typer.Option(
-        None,
-        "--speech-rate",
-        help="Syllables per second of the dub (default: the language's, Pellegrino et al. 2011).",
-    ),
+    speech_rate: SpeechRate = None,
+    voice: SecondVoice = None,
     json_out: Path | None = typer.Option(None, "--json", help="Write the report as JSON here."),
     plot: Path | None = typer.Option(
         None, "--plot", help="Write a PNG of the duration ratio per cue here."
@@ -29,10 +28,11 @@ def dub_check_cmd(
     source line's: outside ±15 % it is flagged too-long-to-speak or too-short-to-speak. The
     table also gives the cue's duration, the estimated speaking time (syllables ÷ rate) and
     whether the spoken line fits its cue. espeak-ng is a program fitsub runs (never links);
-    without it the command says how to install it and exits 2.
+    without it the command says how to install it and exits 2. --voice festival (Italian)
+    times every dubbed line with festival too, reported beside espeak-ng.
 
     Example: fitsub dub-check build/scene.it.srt --source samples/dubbing/scene.srt --lang it
-    --json build/scene.dub.json --plot build/scene.dub.png
+    --voice festival --json build/scene.dub.json --plot build/scene.dub.png
     """
     from fitsub.cli.console import say
     from fitsub.cli.documents import load_input
@@ -44,6 +44,7 @@ def dub_check_cmd(
         src_lang=src_lang,
         lang=lang,
         speech_rate=speech_rate,
+        voice=voice,
     )
     if not quiet:
         print(report_table(report))

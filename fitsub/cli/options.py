@@ -87,6 +87,22 @@ SpeechRate = Annotated[
     float | None,
     typer.Option("--speech-rate", help="Syllables/s of --lang (default: Pellegrino et al. 2011)."),
 ]
+RankBy = Annotated[
+    str,
+    typer.Option(
+        "--rank-by",
+        help="Dubbing: rank the n-best by the estimate (syllables) or by speech (espeak-ng's "
+        "synthesized duration against the window; about 0.3 s a refitted line).",
+    ),
+]
+SecondVoice = Annotated[
+    str | None,
+    typer.Option(
+        "--voice",
+        help="A second voice timed beside espeak-ng: festival (Italian only; apt-get install "
+        "festival festvox-italp16k).",
+    ),
+]
 Lang = Annotated[str | None, typer.Option("--lang", help=LANG_HELP)]
 Profile = Annotated[str | None, typer.Option("--profile", help=PROFILE_HELP)]
 Lines = Annotated[int | None, typer.Option("--lines", help="Lines per cue (default per language).")]

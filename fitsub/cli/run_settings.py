@@ -1,10 +1,11 @@
 """The run's settings, recorded beside its output for `fitsub review --serve`.
 
 `fitsub translate --review page.html` writes `OUT.fitsub.json` next to the translated file
-`OUT`: the resolved options (language, model, profile, glossary, ratio, limits, unit, beam,
-length policy) as `fitsub translate` flags, the source and the review page. `fitsub review
---serve OUT` reads it back into the same `TranslateFlags`, so one segment is re-translated as
-the run translated it. The paths are absolute; the file is written atomically.
+`OUT`: the resolved options (language, model, profile, glossary, ratio, limits, unit, dubbing
+ranking, beam, length policy) as `fitsub translate` flags, the source and the review page.
+`fitsub review --serve OUT` reads it back into the same `TranslateFlags`, so one segment is
+re-translated as the run translated it (a record without `rank_by`, written before it: the
+estimate). The paths are absolute; the file is written atomically.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def run_flags(run: Run) -> dict[str, Any]:
         "unit": None if speech is None else speech.unit,
         "isochrony": "source" if speech is None else speech.isochrony,
         "speech_rate": None if speech is None else speech.rate,
+        "rank_by": "estimate" if speech is None else speech.rank_by,
         "model": _absolute(run.model),
         "beam": run.beam,
         "glossary": _absolute(run.glossary),

@@ -20,6 +20,7 @@ from fitsub.cli.options import (
     LengthPredictor,
     Lines,
     Profile,
+    RankBy,
     SpeechRate,
     Threads,
 )
@@ -168,6 +169,7 @@ def translate_cmd(
     unit: BudgetUnit = None,
     isochrony: Isochrony = "source",
     speech_rate: SpeechRate = None,
+    rank_by: RankBy = "estimate",
     lines: Lines = None,
     cps: Cps = None,
     model: Model = None,

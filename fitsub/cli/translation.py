@@ -43,6 +43,8 @@ class TranslateFlags:
     unit: str | None
     isochrony: str
     speech_rate: float | None
+    # a dubbing n-best's ranking (a run-settings record written before it: the estimate)
+    rank_by: str = "estimate"
     lines: int | None
     cps: float | None
     model: Path | None
@@ -106,6 +108,7 @@ class Run:
             "unit": "char" if speech is None else speech.unit,
             "isochrony": None if speech is None else speech.isochrony,
             "speech_rate": None if speech is None else speech.rate,
+            "rank_by": None if speech is None else speech.rank_by,
             "limits": dataclasses.asdict(opts.limits),
             "length_policy": self.length_policy,
         }
@@ -199,5 +202,6 @@ def _budget_settings(
         src_lang=src_lang,
         isochrony=flags.isochrony,
         speech_rate=flags.speech_rate,
+        rank_by=flags.rank_by,
         ratio_given=flags.ratio is not None or flags.min_ratio is not None,
     )

@@ -36,6 +36,16 @@ ESPEAK_WPM: dict[str, int] = {"en": 215, "it": 192, "de": 198, "fr": 209, "es": 
 """espeak-ng's `-s` (words per minute) at which each voice speaks the syllables per second of
 `SPEECH_RATES`, measured on dev sentences (experiments/dubbing/calibrate.py)."""
 
+
+def scaled_wpm(lang: str, rate: float | None = None, published: float | None = None) -> int:
+    """espeak-ng's `-s` for `lang` spoken at `rate` syllables per second: `ESPEAK_WPM` scaled by
+    `rate` ÷ `published` (the language's published rate); `ESPEAK_WPM` itself without them."""
+    base = ESPEAK_WPM.get(lang, 175)
+    if rate is None or not published:
+        return base
+    return round(base * rate / published)
+
+
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|\d+(?:[.,]\d+)*")
 _TIMEOUT_S = 60
 

@@ -147,10 +147,11 @@ class Fitter:
         return u.window.min_syllables <= syllables <= u.window.max_syllables
 
     def off_target(self, u: Unit, text: str) -> float:
-        """How far `text` is from `u`'s target syllables (0 without a window)."""
+        """How far `text` is from `u`'s window: its target syllables, or with `--rank-by
+        speech` its time spoken (`SpeechBudgeter.off_target`; 0 without a window)."""
         if u.window is None or self.speech is None:
             return 0.0
-        return abs(self.speech.syllables(text) - u.window.target_syllables)
+        return self.speech.off_target(u.source, text, u.window)
 
     def clean(self, u: Unit, text: str) -> bool:
         """Whether a translation carries no quality flag of its own (`fitsub.quality.flags`)
@@ -260,7 +261,7 @@ def choose(
         return dangling_end(u.source, text, fitter.fit.lang) is None
 
     cut = None  # the first candidate that fits but ends mid-phrase
-    if u.window is not None:  # dubbing: the n-best re-ranked by closeness to the target time
+    if u.window is not None:  # dubbing: the n-best re-ranked by closeness to the window
         pool.sort(key=lambda c: fitter.off_target(u, u.restored(c)))
     for cand in pool:
         text, lost = u.shield.restore(cand.text)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from cli_helpers import run
 
+from fitsub.dubbing.festival import festival_available
 from fitsub.dubbing.speech import espeak_available
 
 needs_espeak = pytest.mark.skipif(
@@ -109,3 +110,42 @@ def test_without_espeak_it_says_how_to_get_it(
     assert code == 2 and len(err.splitlines()) == 1, err
     assert "apt-get install espeak-ng" in err
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("lang", "path", "said"),
+    [
+        ("de", None, "--voice festival speaks Italian only"),
+        ("it", "", "apt-get install festival festvox-italp16k"),
+    ],
+)
+def test_a_second_voice_it_cannot_have_is_one_line(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch, lang: str, path: Any, said: str
+) -> None:
+    src, dub = write(tmp_path)
+    if path is not None:
+        monkeypatch.setenv("PATH", path)  # festival missing (espeak-ng too: festival is told)
+    out = tmp_path / "r.json"
+    args = ["dub-check", str(dub), "--source", str(src), "--lang", lang, "--json", str(out)]
+    assert run([*args, "--voice", "festival"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and said in err, err
+    assert not out.exists()
+
+
+@needs_espeak
+@pytest.mark.skipif(
+    not festival_available(),
+    reason="festival's text2wave is not on PATH (apt-get install festival festvox-italp16k)",
+)
+def test_festival_is_reported_beside_espeak(tmp_path: Path, capsys: Any) -> None:
+    src, dub = write(tmp_path)
+    out = tmp_path / "r.json"
+    args = ["dub-check", str(dub), "--source", str(src), "--lang", "it", "--json", str(out)]
+    assert run([*args, "--voice", "festival"]) == 0
+    report = json.loads(out.read_text())
+    assert report["second_voice"]["name"] == "festival"
+    second = report["segments"][1]
+    assert second["flag"] == second["second"]["flag"] == "too-long-to-speak"
+    table = capsys.readouterr().out
+    assert "festival_ratio" in table and "espeak-ng and festival agree on" in table
