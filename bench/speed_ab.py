@@ -38,10 +38,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 CT2_ALONE = """
 import sys, ctranslate2, sentencepiece
-model, path, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+model, path, threads, converted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 sp = sentencepiece.SentencePieceProcessor(model_file=model + "/spm.model")
 texts = [t for t in open(path, encoding="utf-8").read().splitlines() if t.strip()]
-tr = ctranslate2.Translator(model + "/ct2", device="cpu", intra_threads=threads, inter_threads=1)
+tr = ctranslate2.Translator(converted, device="cpu", intra_threads=threads, inter_threads=1)
 src = [sp.encode(t, out_type=str) + ["</s>"] for t in texts]
 res = tr.translate_batch(src, max_batch_size=32, beam_size=5, length_penalty=0.0,
                          max_decoding_length=2 * max(map(len, src)) + 10, disable_unk=True)
@@ -58,6 +58,15 @@ texts = [t for t in open(path, encoding="utf-8").read().splitlines() if t.strip(
 b = NMTBackend(model, device="cpu", beam=5, threads=threads)
 print(len(b.translate([Request(t) for t in texts])))
 """
+
+
+def converted_weights(model: Path) -> Path:
+    """Where the model's CTranslate2 weights are (converted into the user's cache once)."""
+    from fitsub.nmt import ct2
+    from fitsub.nmt.backend import NMTBackend
+
+    backend = NMTBackend(model, device="cpu", beam=1)
+    return ct2.open_converted(model, backend.model, backend.tokenizer).path
 
 
 def timed(cmd: list[str], ct2: str) -> float:
@@ -126,7 +135,6 @@ def main() -> None:
     from translate_srt import build_srt
 
     from fitsub.formats import read_document
-    from fitsub.nmt.backend import NMTBackend
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=800)
@@ -139,7 +147,7 @@ def main() -> None:
     ap.add_argument("--no-before", action="store_true", help="skip the $FITSUB_CT2=off jobs")
     args = ap.parse_args()
     model = str(ROOT / "models" / "en-it")
-    NMTBackend(Path(model), device="cpu", beam=1)  # converts once (models/en-it/ct2) if needed
+    converted = str(converted_weights(Path(model)))
     if args.in_process:
         lines = args.source.read_text("utf-8").splitlines()[: args.n]
         in_process(Path(model), lines, args.threads, args.repeats, own=not args.no_before)
@@ -161,7 +169,10 @@ def main() -> None:
             jobs["txt: fitsub translate, before (fitsub search)"] = (run, "off")
             jobs["txt: fitsub translate, now (CTranslate2 unconstrained)"] = (run, "on")
         if "txt" in args.jobs or "free" in args.jobs:
-            jobs["txt: CTranslate2 fp32 alone"] = ([py, "-c", CT2_ALONE, model, str(txt), t], "on")
+            jobs["txt: CTranslate2 fp32 alone"] = (
+                [py, "-c", CT2_ALONE, model, str(txt), t, converted],
+                "on",
+            )
         if "free" in args.jobs:
             free = [py, "-c", FREE_ONLY, model, str(txt), t]
             jobs["free: unconstrained pass, fitsub search"] = (free, "off")
@@ -171,7 +182,10 @@ def main() -> None:
                    "-o", out + ".srt"]  # fmt: skip
             jobs["srt: fitsub translate + comparison, before"] = (run, "off")
             jobs["srt: fitsub translate + comparison, now"] = (run, "on")
-            jobs["srt: CTranslate2 fp32 alone"] = ([py, "-c", CT2_ALONE, model, str(cues), t], "on")
+            jobs["srt: CTranslate2 fp32 alone"] = (
+                [py, "-c", CT2_ALONE, model, str(cues), t, converted],
+                "on",
+            )
         if args.no_before:
             jobs = {name: job for name, job in jobs.items() if job[1] != "off"}
         runs: dict[str, list[float]] = {name: [] for name in jobs}

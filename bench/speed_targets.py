@@ -1,0 +1,113 @@
+"""Issue 59's targets in one run: the release before (A, a checkout: `git worktree add --detach
+../old REV`) against this tree (B), whole process, A B A B, in the same Python environment.
+
+Jobs, each a fresh process timed from start to exit, its peak RSS read from the kernel
+(`os.wait4`):
+* one: a one-line SRT (`fitsub translate one.srt --lang it`): target <= 2.5 s;
+* txt: N lines of a dev set's English side (read at run time from ../shared, never committed),
+  `--no-compare --beam 5`, against CTranslate2 fp32 alone on the same lines and weights
+  (`speed_ab.CT2_ALONE`, its own process): target >= 0.3 x CTranslate2's speed (0.6 x with a
+  length-token model);
+* srt: a `--cues`-cue SRT (`translate_srt.build_srt`) with the comparison: target peak RSS
+  <= 500 MB at 1,000 cues.
+Prints every run, then per job the medians of A and B, B / A, and each target met or not.
+Name the CPU beside the figures (`lscpu`): this machine's speed varies.
+
+    python bench/speed_targets.py --old ../old [--n 800] [--cues 1000] [--threads 2]
+        [--repeats 2] [--jobs one txt srt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+ONE = "1\n00:00:01,000 --> 00:00:03,500\nI keep bees in my garden.\n"
+
+
+def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(seconds, peak RSS in MB) of `cmd` run in `cwd` to its exit; fails loudly."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:6])} ...: exit {proc.returncode}: {err.strip()[-400:]}")
+    return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
+
+
+def main() -> None:
+    from speed_ab import CT2_ALONE, converted_weights
+    from translate_srt import build_srt
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--old", type=Path, required=True, help="a checkout of the release before")
+    ap.add_argument("--n", type=int, default=800)
+    ap.add_argument("--cues", type=int, default=1000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/en-it/dev/ud-pud.en")
+    ap.add_argument("--jobs", nargs="+", default=["one", "txt", "srt"])
+    args = ap.parse_args()
+    model = ROOT / "models" / "en-it"
+    converted = str(converted_weights(model))
+    py, t = sys.executable, str(args.threads)
+    trees = {"A": args.old.resolve(), "B": ROOT}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"one": Path(tmp) / "one.srt", "txt": Path(tmp) / "dev.txt"}
+        files["srt"] = Path(tmp) / "long.srt"
+        files["one"].write_text(ONE, encoding="utf-8")
+        if "txt" in args.jobs:
+            lines = args.source.read_text("utf-8").splitlines()[: args.n]
+            files["txt"].write_text("\n".join(lines) + "\n", encoding="utf-8")
+        files["srt"].write_text(build_srt(args.cues), encoding="utf-8")
+        out = Path(tmp) / "out"
+        extra = {"one": [], "txt": ["--no-compare", "--beam", "5"], "srt": []}
+        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for r in range(args.repeats):
+            for job in args.jobs:
+                src = files[job]
+                for tag, tree in trees.items():
+                    cmd = [py, "-m", "fitsub", "translate", str(src), "--lang", "it",
+                           *extra[job], "--threads", t, "-q", "-o", f"{out}{src.suffix}"]  # fmt: skip
+                    runs.setdefault((job, tag), []).append(run(cmd, tree))
+                    s, mb = runs[(job, tag)][-1]
+                    print(f"run {r + 1} {job:4s} {tag}: {s:6.1f} s, peak {mb:5.0f} MB", flush=True)
+                if job == "txt":
+                    cmd = [py, "-c", CT2_ALONE, str(model), str(src), t, converted]
+                    runs.setdefault((job, "CTranslate2"), []).append(run(cmd, ROOT))
+                    print(
+                        f"run {r + 1} txt  CTranslate2: {runs[(job, 'CTranslate2')][-1][0]:6.1f} s"
+                    )
+    med = {k: (statistics.median(s for s, _ in v), max(m for _, m in v)) for k, v in runs.items()}
+    print(f"\n--threads {args.threads}, {args.n} sentences, {args.cues} cues; medians, peak RSS")
+    for job in args.jobs:
+        (a, ma), (b, mb) = med[(job, "A")], med[(job, "B")]
+        print(f"{job}: A {a:.1f} s {ma:.0f} MB, B {b:.1f} s {mb:.0f} MB, B / A {b / a:.2f}")
+    if "one" in args.jobs:
+        b = med[("one", "B")][0]
+        print(f"target one-line file <= 2.5 s: {b:.1f} s, {'met' if b <= 2.5 else 'not met'}")
+    if "txt" in args.jobs:
+        ct2, (a, _), (b, _) = med[("txt", "CTranslate2")][0], med[("txt", "A")], med[("txt", "B")]
+        met = "met" if ct2 / b >= 0.3 else "not met"
+        print(f"target txt >= 0.3 x CTranslate2: A {ct2 / a:.2f} x, B {ct2 / b:.2f} x, {met}")
+    if "srt" in args.jobs:
+        mb = med[("srt", "B")][1]
+        met = "met" if mb <= 500 else "not met"
+        print(f"target peak RSS <= 500 MB at {args.cues} cues: B {mb:.0f} MB, {met}")
+
+
+if __name__ == "__main__":
+    main()
