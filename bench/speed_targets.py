@@ -35,8 +35,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 ONE = "1\n00:00:01,000 --> 00:00:03,500\nI keep bees in my garden.\n"
 
 
-def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """(seconds, peak RSS in MB) of `cmd` run in `cwd` to its exit; fails loudly."""
+def run(cmd: list[str], cwd: Path) -> tuple[float, float, float]:
+    """(seconds, peak RSS in MB, CPU seconds: user + system) of `cmd` run in `cwd` to its exit;
+    fails loudly. On a shared machine the CPU seconds are the steadier figure."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -45,7 +46,7 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:6])} ...: exit {proc.returncode}: {err.strip()[-400:]}")
-    return seconds, usage.ru_maxrss / 1024  # Linux: kilobytes
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # maxrss: kB
 
 
 def main() -> None:
@@ -75,7 +76,7 @@ def main() -> None:
         files["srt"].write_text(build_srt(args.cues), encoding="utf-8")
         out = Path(tmp) / "out"
         extra = {"one": [], "txt": ["--no-compare", "--beam", "5"], "srt": []}
-        runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        runs: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for r in range(args.repeats):
             for job in args.jobs:
                 src = files[job]
@@ -83,24 +84,35 @@ def main() -> None:
                     cmd = [py, "-m", "fitsub", "translate", str(src), "--lang", "it",
                            *extra[job], "--threads", t, "-q", "-o", f"{out}{src.suffix}"]  # fmt: skip
                     runs.setdefault((job, tag), []).append(run(cmd, tree))
-                    s, mb = runs[(job, tag)][-1]
-                    print(f"run {r + 1} {job:4s} {tag}: {s:6.1f} s, peak {mb:5.0f} MB", flush=True)
+                    s, mb, cpu = runs[(job, tag)][-1]
+                    print(
+                        f"run {r + 1} {job:4s} {tag}: {s:6.1f} s ({cpu:.1f} s CPU), peak {mb:5.0f} MB",
+                        flush=True,
+                    )
                 if job == "txt":
                     cmd = [py, "-c", CT2_ALONE, str(model), str(src), t, converted]
                     runs.setdefault((job, "CTranslate2"), []).append(run(cmd, ROOT))
                     print(
                         f"run {r + 1} txt  CTranslate2: {runs[(job, 'CTranslate2')][-1][0]:6.1f} s"
                     )
-    med = {k: (statistics.median(s for s, _ in v), max(m for _, m in v)) for k, v in runs.items()}
+    med = {
+        k: (statistics.median(s for s, _, _ in v), max(m for _, m, _ in v), statistics.median(c for _, _, c in v))
+        for k, v in runs.items()
+    }  # fmt: skip
     print(f"\n--threads {args.threads}, {args.n} sentences, {args.cues} cues; medians, peak RSS")
     for job in args.jobs:
-        (a, ma), (b, mb) = med[(job, "A")], med[(job, "B")]
-        print(f"{job}: A {a:.1f} s {ma:.0f} MB, B {b:.1f} s {mb:.0f} MB, B / A {b / a:.2f}")
+        (a, ma, ca), (b, mb, cb) = med[(job, "A")], med[(job, "B")]
+        print(f"{job}: A {a:.1f} s ({ca:.1f} CPU) {ma:.0f} MB, B {b:.1f} s ({cb:.1f} CPU) {mb:.0f} MB,"
+              f" B / A {b / a:.2f} wall, {cb / ca:.2f} CPU")  # fmt: skip
     if "one" in args.jobs:
         b = med[("one", "B")][0]
         print(f"target one-line file <= 2.5 s: {b:.1f} s, {'met' if b <= 2.5 else 'not met'}")
     if "txt" in args.jobs:
-        ct2, (a, _), (b, _) = med[("txt", "CTranslate2")][0], med[("txt", "A")], med[("txt", "B")]
+        ct2, (a, _, _), (b, _, _) = (
+            med[("txt", "CTranslate2")][0],
+            med[("txt", "A")],
+            med[("txt", "B")],
+        )
         met = "met" if ct2 / b >= 0.3 else "not met"
         print(f"target txt >= 0.3 x CTranslate2: A {ct2 / a:.2f} x, B {ct2 / b:.2f} x, {met}")
     if "srt" in args.jobs:
