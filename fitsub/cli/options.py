@@ -103,6 +103,17 @@ SecondVoice = Annotated[
         "festival festvox-italp16k).",
     ),
 ]
+TERMS = ("dictionary",)  # `translate --terms`: where forced terms come from
+Terms = Annotated[
+    str | None,
+    typer.Option(
+        "--terms",
+        help="dictionary: force the shipped Wiktionary dictionary's first translation of nouns "
+        "the plain translation left untranslated (it, de, fr; CC BY-SA: dictionaries/), each "
+        "such line flagged dictionary-term. Often the wrong number, article or sense: read "
+        "them (docs/results/dialogue.md). Default: off.",
+    ),
+]
 Lang = Annotated[str | None, typer.Option("--lang", help=LANG_HELP)]
 Profile = Annotated[str | None, typer.Option("--profile", help=PROFILE_HELP)]
 Lines = Annotated[int | None, typer.Option("--lines", help="Lines per cue (default per language).")]
@@ -137,6 +148,13 @@ def check_share(setting: str, value: float) -> None:
     """An `InputError` about `setting` when `value` is not a number from 0 to 1."""
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise InputError(None, f"must be from 0 to 1, got {value}", setting=setting)
+
+
+def check_terms(terms: str | None) -> str | None:
+    """`terms` when it is None or one of `TERMS`; else an `InputError` about `--terms`."""
+    if terms is not None and terms not in TERMS:
+        raise InputError(None, f"must be {' or '.join(TERMS)}, got {terms!r}", setting="terms")
+    return terms
 
 
 def split_list(values: list[str] | None) -> list[str]:

@@ -1,11 +1,12 @@
 """The run's settings, recorded beside its output for `fitsub review --serve`.
 
 `fitsub translate --review page.html` writes `OUT.fitsub.json` next to the translated file
-`OUT`: the resolved options (language, model, profile, glossary, ratio, limits, unit, dubbing
-ranking, beam, length policy) as `fitsub translate` flags, the source and the review page.
-`fitsub review --serve OUT` reads it back into the same `TranslateFlags`, so one segment is
-re-translated as the run translated it (a record without `rank_by`, written before it: the
-estimate). The paths are absolute; the file is written atomically.
+`OUT`: the resolved options (language, model, profile, glossary, dictionary terms, ratio,
+limits, unit, dubbing ranking, beam, length policy) as `fitsub translate` flags, the source and
+the review page. `fitsub review --serve OUT` reads it back into the same `TranslateFlags`, so
+one segment is re-translated as the run translated it (a record without `rank_by`, written
+before it: the estimate; without `terms`: no dictionary terms). The paths are absolute; the
+file is written atomically.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def run_flags(run: Run) -> dict[str, Any]:
         "model": _absolute(run.model),
         "beam": run.beam,
         "glossary": _absolute(run.glossary),
+        "terms": run.terms,
         "per_cue": run.per_cue,
         "length_policy": run.length_policy,
         "length_predictor": _absolute(run.length_predictor),

@@ -22,6 +22,7 @@ from fitsub.cli.options import (
     Profile,
     RankBy,
     SpeechRate,
+    Terms,
     Threads,
 )
 from fitsub.cli.translate_batch import check_batch, translate_batch
@@ -179,6 +180,7 @@ def translate_cmd(
     compare: Compare = True,
     per_cue: PerCue = False,
     glossary: Glossary = None,
+    terms: Terms = None,
     report: Report = None,
     review: Review = None,
     table_format: TableFormat = "auto",

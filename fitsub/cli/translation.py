@@ -18,10 +18,11 @@ from fitsub.cli.console import say
 from fitsub.cli.documents import table_layout
 from fitsub.cli.limits import pick_profile, settings, translate_options
 from fitsub.cli.models import check_model_path, open_model, pick_language, with_policy
-from fitsub.cli.options import check_device, check_share, language_code
+from fitsub.cli.options import check_device, check_share, check_terms, language_code
 from fitsub.glossary import load_glossary
 from fitsub.lengthpred.policy import check_policy
 from fitsub.pipeline import TranslateOptions
+from fitsub.quality.bilingual import load_bilingual
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +64,8 @@ class TranslateFlags:
     length_predictor: Path | None
     quality_threshold: float | None
     quiet: bool
+    # `--terms dictionary` (a run-settings record written before it: off)
+    terms: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +91,7 @@ class Run:
     glossary: Path | None = None  # the glossary file (recorded for `fitsub review --serve`)
     per_cue: bool = False
     quality_threshold: float | None = None
+    terms: str | None = None  # `--terms dictionary` (`fitsub.pipeline.forced_terms`); None: off
 
     @property
     def lang(self) -> str:
@@ -111,6 +115,7 @@ class Run:
             "rank_by": None if speech is None else speech.rank_by,
             "limits": dataclasses.asdict(opts.limits),
             "length_policy": self.length_policy,
+            **({"terms": self.terms} if self.terms is not None else {}),  # unasked: as before it
         }
 
     def with_model(self) -> tuple[TranslateOptions, TranslationBackend]:
@@ -148,6 +153,7 @@ def resolve_run(flags: TranslateFlags) -> Run:
     check_model_path(model)
     lang = pick_language(config.get("lang", flags.lang), model, src_lang)
     glossary = config.get("glossary", flags.glossary)
+    terms = check_terms(flags.terms)
     profile = pick_profile(config, flags.profile)
     budget = _budget_settings(flags, config, profile, lang=lang, src_lang=src_lang)
     opts = translate_options(budget, per_cue=flags.per_cue, compare=flags.compare)
@@ -157,6 +163,8 @@ def resolve_run(flags: TranslateFlags) -> Run:
         opts = dataclasses.replace(opts, quality_threshold=flags.quality_threshold)
     if glossary is not None:
         opts = dataclasses.replace(opts, glossary=load_glossary(Path(glossary)))
+    if terms is not None:
+        opts = dataclasses.replace(opts, dictionary=load_bilingual(lang, src_lang))
     table_layout(flags.table_format, True)  # a bad choice is an error before any work
     return Run(
         opts=opts,
@@ -178,6 +186,7 @@ def resolve_run(flags: TranslateFlags) -> Run:
         glossary=None if glossary is None else Path(glossary),
         per_cue=flags.per_cue,
         quality_threshold=flags.quality_threshold,
+        terms=terms,
     )
 
 

@@ -26,7 +26,8 @@ placeholders before translation and restored before any length check.
 The steps, each a module: `plan` (segments → budgets, sentence groups), `work` (units of work:
 one request each), `run` (backend calls, n-best, re-translation, the per-cue last resort),
 `share` (a translation split back over its cues), `assemble` (results, the output document)
-and `summary` (before / after figures).
+and `summary` (before / after figures). With `TranslateOptions.dictionary` (`--terms
+dictionary`), `forced_terms` runs these twice: plain, then with the dictionary's terms.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.estimate import with_quality
+from fitsub.pipeline.forced_terms import with_dictionary_terms
 from fitsub.pipeline.inline import translate_tagged
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.respeak import respeak
@@ -90,7 +92,14 @@ def translate_document(
     progress: Progress | None = None,
 ) -> TranslationResult:
     """Translate every translatable segment of `doc` into its budget, keeping every
-    unconstrained translation that already fits (`fitsub.pipeline.run`)."""
+    unconstrained translation that already fits (`fitsub.pipeline.run`); with
+    `opts.dictionary`, its terms forced where the plain translation left a noun untranslated
+    (`fitsub.pipeline.forced_terms`)."""
+    if opts.dictionary is not None:
+        plain = dataclasses.replace(opts, dictionary=None)
+        return with_dictionary_terms(
+            doc, backend, plain, opts.dictionary, translate_document, progress
+        )
     if opts.speech is not None:  # dubbing: each cue is an actor's line, timed on its own
         opts = dataclasses.replace(opts, per_cue=True)
     # plan: budgets, sentence groups, one unit of work per request

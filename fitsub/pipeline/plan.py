@@ -18,6 +18,7 @@ from fitsub.glossary import Glossary
 from fitsub.lengthpred.policy import LengthPolicy
 from fitsub.markup import Protected, protect
 from fitsub.pipeline.across_cues import CueSpan, group_cues
+from fitsub.quality.bilingual import BilingualDictionary
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class TranslateOptions:
     # budgets in characters set by hand, by segment index (`fitsub review --serve`: a step
     # shorter or longer); they replace the computed budget's characters, the limits stay
     budget_chars: Mapping[int, int] = field(default_factory=dict)
+    # `--terms dictionary`: its terms forced where the plain translation left a noun
+    # untranslated, each such line flagged (`fitsub.pipeline.forced_terms`); None: off
+    dictionary: BilingualDictionary | None = None
 
     @property
     def mode(self) -> str:

@@ -9,8 +9,10 @@ docs/quality.md's flag table read this module; tests/unit/test_flag_registry.py 
 to it and fails when a flag's name, severity or meaning is written anywhere else in fitsub/.
 
 Severity (`severity_of`): a flag is an *error* (the translation is wrong or suspect), *over
-budget* (the text is too long, not wrong) or *timing* (the cue's slot, whatever its text); a
-flag this module does not know is an error. A segment's severity is that of its worst flag.
+budget* (the text is too long, not wrong), *timing* (the cue's slot, whatever its text) or a
+*note* (something the user asked for was done to the line: `TERM_FLAGS`, `fitsub translate
+--terms dictionary`); a flag this module does not know is an error. A segment's severity is that
+of its worst flag.
 
 `live` names the review page's recount of a flag as the reviewer types (`checks.js`: `numbers`,
 the number check; `lost`, the names and numbers the unconstrained translation kept; `length`,
@@ -24,14 +26,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ERROR, BUDGET, TIMING = "error", "budget", "timing"
-SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING)  # worst first
+ERROR, BUDGET, TIMING, NOTE = "error", "budget", "timing", "note"
+SEVERITIES: tuple[str, ...] = (ERROR, BUDGET, TIMING, NOTE)  # worst first
 LEGEND = {
     ERROR: "errors: a wrong or suspect translation (number, reversed meaning, dropped content, "
     "untranslated, cut or unknown word, low quality score)",
     BUDGET: "over budget: the text is longer than its budget",
     TIMING: "timing only: the cue is too short on screen or its budget too small, whatever "
     "its text (merge or retime it)",
+    NOTE: "note: a dictionary term was forced into the line (--terms dictionary): check its "
+    "sense, number and article",
 }
 
 
@@ -62,6 +66,7 @@ TOO_SMALL = "too-small"
 TOO_SHORT = "too-short"
 TOO_LONG_TO_SPEAK = "too-long-to-speak"
 TOO_SHORT_TO_SPEAK = "too-short-to-speak"
+DICTIONARY_TERM = "dictionary-term"
 
 QUALITY_FLAGS: tuple[FlagKind, ...] = (  # one kind a line: the order of a segment's flags
     FlagKind(
@@ -161,7 +166,20 @@ DUB_FLAGS: tuple[FlagKind, ...] = (  # `fitsub dub-check`, per dubbed line (`fit
         "fitsub.dubbing.check:flag_for",
     ),
 )
-FLAGS: dict[str, FlagKind] = {k.name: k for k in (*QUALITY_FLAGS, *BUDGET_FLAGS, *DUB_FLAGS)}
+TERM_FLAGS: tuple[
+    FlagKind, ...
+] = (  # `translate --terms dictionary` (`fitsub.pipeline.forced_terms`)
+    FlagKind(
+        DICTIONARY_TERM,
+        NOTE,
+        "the line holds a dictionary term forced by --terms dictionary (named, with its sense): "
+        "check its sense, number and article",
+        "fitsub.pipeline.forced_terms:term_flag",
+    ),
+)
+FLAGS: dict[str, FlagKind] = {
+    k.name: k for k in (*QUALITY_FLAGS, *BUDGET_FLAGS, *DUB_FLAGS, *TERM_FLAGS)
+}
 FLAG_NAMES: tuple[str, ...] = tuple(k.name for k in QUALITY_FLAGS)
 RECHECKED: tuple[str, ...] = tuple(k.name for k in QUALITY_FLAGS if k.rechecked)
 

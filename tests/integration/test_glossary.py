@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from doubles import ToyBackend, toy_translate
+from doubles import CopyingToy, ToyBackend
 
 from fitsub.backend import Candidate, Request
 from fitsub.budget import limits_for
@@ -21,36 +20,6 @@ from fitsub.quality.score import NO_SCORING
 from fitsub.units import char_length
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-_PLACEHOLDER = re.compile(r"\[\d+\][.,!?;:]*")
-
-
-def copy_placeholders(text: str) -> str:
-    """The toy language, except that placeholders are copied (as the shipped model does)."""
-    return " ".join(w if _PLACEHOLDER.fullmatch(w) else toy_translate(w) for w in text.split())
-
-
-class CopyingToy(ToyBackend):
-    """`ToyBackend` that copies glossary placeholders; `drop` makes its best candidate lose
-    them (the second candidate keeps them)."""
-
-    def __init__(self, drop: bool = False) -> None:
-        super().__init__()
-        self.drop = drop
-
-    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
-        out = []
-        for req in requests:
-            self.calls.append(req)
-            words = copy_placeholders(req.text).split()
-            if req.max_chars is not None:
-                while len(words) > 1 and char_length(" ".join(words)) > req.max_chars:
-                    words.pop()
-            keep = " ".join(words)
-            lose = " ".join(w for w in words if not _PLACEHOLDER.fullmatch(w))
-            cands = [Candidate(lose, -1.0), Candidate(keep, -2.0)] if self.drop else []
-            cands = cands or [Candidate(keep, -1.0)]
-            out.append(cands[:n_best])
-        return out
 
 
 def _opts(glossary: Glossary | None, **kw: object) -> TranslateOptions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from fitsub.backend import Candidate, Request
@@ -91,5 +92,37 @@ class NBestToyBackend(ToyBackend):
                 fitting = [c for c in cands if char_length(c.text) <= req.max_chars]
                 shortest = min(cands, key=lambda c: char_length(c.text))
                 cands = fitting or [Candidate(shortest.text, shortest.score, fits=False)]
+            out.append(cands[:n_best])
+        return out
+
+
+_PLACEHOLDER = re.compile(r"\[\d+\][.,!?;:]*")
+
+
+def copy_placeholders(text: str) -> str:
+    """The toy language, except that placeholders are copied (as the shipped model does)."""
+    return " ".join(w if _PLACEHOLDER.fullmatch(w) else toy_translate(w) for w in text.split())
+
+
+class CopyingToy(ToyBackend):
+    """`ToyBackend` that copies glossary placeholders; `drop` makes its best candidate lose
+    them (the second candidate keeps them)."""
+
+    def __init__(self, drop: bool = False) -> None:
+        super().__init__()
+        self.drop = drop
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        out = []
+        for req in requests:
+            self.calls.append(req)
+            words = copy_placeholders(req.text).split()
+            if req.max_chars is not None:
+                while len(words) > 1 and char_length(" ".join(words)) > req.max_chars:
+                    words.pop()
+            keep = " ".join(words)
+            lose = " ".join(w for w in words if not _PLACEHOLDER.fullmatch(w))
+            cands = [Candidate(lose, -1.0), Candidate(keep, -2.0)] if self.drop else []
+            cands = cands or [Candidate(keep, -1.0)]
             out.append(cands[:n_best])
         return out

@@ -241,5 +241,9 @@ def test_each_flagged_segment_is_counted_once_by_its_worst_severity() -> None:
         "error": 1,
         "budget": 1,
         "timing": 1,
+        "note": 0,  # `--terms dictionary`'s dictionary-term alone
     }
+    assert (
+        worst(["dictionary-term"]) == "note" and worst(["dictionary-term", "too-short"]) == "timing"
+    )
     assert [r["sev"] for r in data["rows"]][2] == "budget"  # "Extraordinarilyino." cannot fit

@@ -35,7 +35,7 @@ NAME_CONSTANTS = {
     and isinstance(node.value, ast.Constant)
     and node.value.value in FLAGS
 }
-SEVERITY_CONSTANTS = {"ERROR", "BUDGET", "TIMING"}
+SEVERITY_CONSTANTS = {"ERROR", "BUDGET", "TIMING", "NOTE"}
 
 
 def table_rows(text: str, heading: str) -> list[list[str]]:

@@ -25,14 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from terms_from_dictionary import pluralise  # noqa: E402
+from fitsub.quality.word_forms import pluralise
 
+HERE = Path(__file__).resolve().parent
 BUILD = HERE.parents[2] / "build" / "dictexp"
 
 # determiners that show gender and number (lower case), per language: sets of (gender, number)

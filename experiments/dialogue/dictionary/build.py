@@ -46,9 +46,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from fitsub.quality.bilingual import COLUMNS
+
 MIRROR = Path("/work/.mirror/open-dsl-dict+wiktionary-dict/repo")
 LANGS = ("it", "de", "fr", "es")
-HEADER = ("en", "pos", "sense", "first", "gloss", "targets", "genders", "via")
+HEADER = COLUMNS  # the columns fitsub reads (fitsub.quality.bilingual)
 LINE = re.compile(
     r"^(?P<en>.+?) \{(?P<pos>[^}]+)\}(?: /(?P<ipa>[^/]*)/)?(?: \((?P<gloss>.*)\))?"
     r"(?: SEE: (?P<see>.*?))? ::(?: (?P<targets>.*))?$"
@@ -282,14 +284,6 @@ def write_tsv(path: Path, table: list[tuple[str, ...]], meta: list[str]) -> None
         path.write_bytes(buf.getvalue())
     else:
         path.write_text(text, encoding="utf-8")
-
-
-def read_dictionary(path: Path) -> list[dict[str, str]]:
-    """The rows of a TSV written by this script (plain or gzip)."""
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    lines = [ln for ln in raw.decode("utf-8").splitlines() if not ln.startswith("# ")]
-    header = lines[0].split("\t")
-    return [dict(zip(header, ln.split("\t"), strict=True)) for ln in lines[1:]]
 
 
 def check_dsl(lang: str, mirror: Path) -> int:

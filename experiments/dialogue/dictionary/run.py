@@ -180,11 +180,10 @@ def glossary_hits(gloss: Path, report: Path) -> list[dict[str, Any]]:
 def subtitle_lines(hits: list[dict[str, Any]], base: Path, ref: Path, lang: str) -> dict[str, Any]:
     """The subtitle lines a glossary term touched: sentence chrF before and after (unconstrained
     output), and whether the reference holds the inserted target (a form of it)."""
-    sys.path.insert(0, str(HERE))
     from sacrebleu.metrics import CHRF
-    from terms_from_dictionary import same_stem
 
     from fitsub.quality.lexicon import words_of
+    from fitsub.quality.word_forms import same_stem
 
     chrf = CHRF()
     refs = ref.read_text(encoding="utf-8").splitlines()

@@ -17,7 +17,7 @@
   function pendingNote(name) {
     return REAPPLIED[name] ? "edited \u2014 rechecked by apply (with --source)" : NOT_RECHECKED;
   }
-  var SEV_NAME = { error: "error", budget: "over budget", timing: "timing only" };
+  var SEV_NAME = { error: "error", budget: "over budget", timing: "timing only", note: "dictionary term" };
   var storeKey = "fitsub-review:" + meta.fingerprint.structure + ":" + (meta.fingerprint.source || "") + ":" + meta.edits_name;
   var state = rows.map(function (r) {
     return { text: r.fit, tr: null, box: null, meter: null, note: null, flagCell: null, score: null,
@@ -489,6 +489,7 @@
     bar.appendChild(el("strong", "", meta.counts.flagged + " of " + meta.counts.translated + " segments flagged:"));
     var legend = el("span", "legend");
     SEVERITIES.forEach(function (s) {
+      if (s === "note" && !meta.counts.by_severity[s]) return; // only runs with --terms dictionary
       var item = el("span", "sev " + s, SEV_NAME[s] + " " + meta.counts.by_severity[s]);
       item.setAttribute("data-sev", s);
       item.title = meta.checks.legend[s];
