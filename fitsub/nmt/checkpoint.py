@@ -23,8 +23,7 @@ import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Callable, Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,7 +35,7 @@ from torch import Tensor, nn
 from fitsub import __version__
 from fitsub.errors import InputError
 from fitsub.nmt.config import Arch, ModelConfig
-from fitsub.nmt.model import Transformer, unwrap
+from fitsub.nmt.model import Transformer, uninitialised, unwrap
 from fitsub.nmt.model_files import CONFIG as CONFIG  # (their home; re-exported)
 from fitsub.nmt.model_files import SPM as SPM
 from fitsub.nmt.model_files import WEIGHTS as WEIGHTS
@@ -231,36 +230,6 @@ def read_config(path: str | Path) -> dict[str, Any]:
     if not isinstance(meta, dict) or not isinstance(meta.get("model"), dict):
         raise InputError(d / CONFIG, "checkpoint config has no 'model' section")
     return meta
-
-
-# The initialisers a module's constructor calls (nn.Linear, nn.Embedding, nn.LayerNorm, the
-# model's own `_init`): skipped while building a model whose every weight is loaded next.
-_INITIALISERS = (
-    "normal_", "zeros_", "ones_", "uniform_", "constant_", "kaiming_uniform_", "xavier_uniform_",
-    "xavier_normal_", "trunc_normal_",
-)  # fmt: skip
-
-
-@contextmanager
-def uninitialised() -> Iterator[None]:
-    """Modules built inside keep their freshly allocated (uninitialised) weights.
-
-    Random initialisation costs 0.2-0.9 s for the shipped models on a 2-core AVX2 CPU, every
-    start, only to be overwritten by `load_state_dict(strict=True)` (as transformers'
-    `no_init_weights`). Not thread-safe: `torch.nn.init` is patched for the duration.
-    """
-    saved = {name: getattr(nn.init, name) for name in _INITIALISERS}
-    try:
-        for name in _INITIALISERS:
-            setattr(nn.init, name, _keep)
-        yield
-    finally:
-        for name, fn in saved.items():
-            setattr(nn.init, name, fn)
-
-
-def _keep(tensor: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    return tensor
 
 
 def load_model(

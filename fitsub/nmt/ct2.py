@@ -38,7 +38,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +46,7 @@ from typing import Any
 import torch
 
 from fitsub.errors import InputError
-from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.cache import file_digest, user_cache
 from fitsub.nmt.config import ModelConfig
 from fitsub.nmt.length_encodings import has_position_term, sinusoidal
 from fitsub.nmt.model import Transformer
@@ -89,61 +88,13 @@ def checkpoint_digest(model_dir: Path) -> str:
     h = hashlib.sha256()
     for name in CHECKPOINT_FILES:
         h.update(name.encode() + b"\0")
-        h.update(_file_digest(model_dir / name).encode())
+        h.update(file_digest(model_dir / name).encode())
     return h.hexdigest()
-
-
-def _file_digest(path: Path) -> str:
-    """The file's SHA-256, remembered in the cache (`DIGESTS`) by its path, size, inode and
-    modification time: hashing the weights and the converted model.bin cost ~0.25 s of every
-    start (en-it, 2-core AVX2). A file modified within `SETTLE_S` of being hashed is never
-    remembered (a second write in the same clock tick would keep size and time: git's "racy"
-    entries), so it is hashed again until it has settled."""
-    st = path.stat()
-    key = f"{path.resolve()}|{st.st_size}|{st.st_ino}|{st.st_mtime_ns}"
-    memo = _digests()
-    if key in memo:
-        return memo[key]
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    value = h.hexdigest()
-    if time.time_ns() - st.st_mtime_ns > SETTLE_S * 1e9:
-        _remember(memo, key, value)
-    return value
-
-
-DIGESTS = "file-digests.json"  # beside `cache_root()`: {"path|size|inode|mtime_ns": sha256}
-SETTLE_S = 2.0
-MAX_DIGESTS = 256  # the oldest are forgotten beyond this
-
-
-def _digests() -> dict[str, str]:
-    try:
-        memo = json.loads((cache_root().parent / DIGESTS).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(memo, dict):
-        return {}
-    return {k: v for k, v in memo.items() if isinstance(k, str) and isinstance(v, str)}
-
-
-def _remember(memo: dict[str, str], key: str, value: str) -> None:
-    memo[key] = value
-    kept = dict(list(memo.items())[-MAX_DIGESTS:])
-    try:
-        cache_root().parent.mkdir(parents=True, exist_ok=True)
-        data = (json.dumps(kept) + "\n").encode("utf-8")
-        atomic_write_bytes(cache_root().parent / DIGESTS, data)
-    except (OSError, InputError):  # an unwritable cache costs time, never the run
-        return
 
 
 def cache_root() -> Path:
     """The user's cache of converted weights: $XDG_CACHE_HOME/fitsub/ct2 (~/.cache/...)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "fitsub" / CT2_DIR
+    return user_cache() / CT2_DIR
 
 
 def cache_dir(model_dir: Path) -> Path:
@@ -178,7 +129,7 @@ def _stamp_ok(ct2_dir: Path, digest: str) -> str | None:
         return f"converted by ctranslate2 {stamp.get('ctranslate2')}, not {_version()}"
     if not (ct2_dir / "model.bin").is_file():
         return "model.bin is missing"
-    if stamp.get("model_bin_sha256") != _file_digest(ct2_dir / "model.bin"):
+    if stamp.get("model_bin_sha256") != file_digest(ct2_dir / "model.bin"):
         return "model.bin does not match its stamp"
     return None
 
@@ -257,7 +208,7 @@ def convert(model: Transformer, tokenizer: Tokenizer, out: Path, digest: str) ->
         _FromSpec().convert(str(tmp), force=True)
         stamp = {
             "checkpoint_sha256": digest,
-            "model_bin_sha256": _file_digest(tmp / "model.bin"),
+            "model_bin_sha256": file_digest(tmp / "model.bin"),
             "ctranslate2": _version(),
         }
         (tmp / STAMP).write_text(json.dumps(stamp, indent=1) + "\n", "utf-8")

@@ -19,7 +19,6 @@ only the time: the table is built and used.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from array import array
 from collections.abc import Callable, Iterable, Sequence
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from fitsub.errors import InputError
 from fitsub.io.atomic import atomic_write_bytes
+from fitsub.io.cache import user_cache
 
 MAGIC = b"fitsub-words-1\n"
 CACHE_DIR = "words"
@@ -34,8 +34,7 @@ CACHE_DIR = "words"
 
 def cache_root() -> Path:
     """$XDG_CACHE_HOME/fitsub/words (~/.cache/fitsub/words without it)."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "fitsub" / CACHE_DIR
+    return user_cache() / CACHE_DIR
 
 
 def digest(parts: Iterable[bytes]) -> str:

@@ -19,9 +19,9 @@ from fitsub.nmt.checkpoint import (
     load_checkpoint,
     load_extra_tensors,
     save_checkpoint,
-    uninitialised,
 )
 from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.model import uninitialised
 from fitsub.nmt.search import beam_search
 from fitsub.nmt.tokenizer import Tokenizer
 

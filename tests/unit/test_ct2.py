@@ -17,6 +17,7 @@ from factories import tiny_checkpoint, train_tiny
 from nmt_helpers import digit_ids
 
 from fitsub.backend import Request
+from fitsub.io import cache
 from fitsub.nmt import ct2
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.checkpoint import save_checkpoint
@@ -292,16 +293,16 @@ def test_file_digests_are_remembered_once_settled_and_recomputed_when_the_file_c
     import hashlib
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    memo = tmp_path / "cache" / "fitsub" / ct2.DIGESTS
+    memo = tmp_path / "cache" / "fitsub" / cache.DIGESTS
     f = tmp_path / "weights.bin"
     f.write_bytes(b"one")
-    assert ct2._file_digest(f) == hashlib.sha256(b"one").hexdigest()
+    assert cache.file_digest(f) == hashlib.sha256(b"one").hexdigest()
     assert not memo.exists()  # just written: not settled, never remembered
     past = f.stat().st_mtime_ns - 60 * 10**9
     os.utime(f, ns=(past, past))
-    assert ct2._file_digest(f) == hashlib.sha256(b"one").hexdigest()
+    assert cache.file_digest(f) == hashlib.sha256(b"one").hexdigest()
     assert list(json.loads(memo.read_text()).values()) == [hashlib.sha256(b"one").hexdigest()]
     f.write_bytes(b"two")  # a new time (and here the same size): hashed again
-    assert ct2._file_digest(f) == hashlib.sha256(b"two").hexdigest()
+    assert cache.file_digest(f) == hashlib.sha256(b"two").hexdigest()
     memo.write_text("not json")  # a damaged memo is ignored
-    assert ct2._file_digest(f) == hashlib.sha256(b"two").hexdigest()
+    assert cache.file_digest(f) == hashlib.sha256(b"two").hexdigest()
