@@ -168,3 +168,21 @@ def test_offer_keeps_four_distinct_fitting_candidates_best_first() -> None:
         ("Torniamo.", UNCONSTRAINED),
     ]
     assert [a.chars for a in into[0]] == [7, 6, 8, 4, 9]
+
+
+def test_a_served_answer_offers_its_own_unconstrained_line_when_it_fits_and_is_new() -> None:
+    from fitsub.review.page import row_offers
+
+    doc, results = translated()
+    first = results[0]  # its unconstrained line fits and is the row's text: not offered again
+    offers = row_offers(first, doc, 0, limits=limits_for("it"), lang="it")  # type: ignore[arg-type]
+    unc = offers["unc_alt"]["text"]
+    assert unc == "Noi andiamo casa adesso e questo è esso." and offers["unc_alt"]["fits"]
+    assert unc not in [a["text"] for a in offers["alts"]]
+    edited = doc.with_texts(["Altro.", *doc.texts[1:]])  # type: ignore[attr-defined]
+    offers = row_offers(first, edited, 0, limits=limits_for("it"), lang="it")  # type: ignore[arg-type]
+    assert offers["alts"][0]["text"] == unc and offers["alts"][0]["kind"] == UNCONSTRAINED
+    assert len(offers["alts"]) <= MAX_FITTING
+    third = results[2]  # an unconstrained line over budget is never offered among alts
+    offers = row_offers(third, edited, 2, limits=limits_for("it"), lang="it")  # type: ignore[arg-type]
+    assert all(a["kind"] != UNCONSTRAINED for a in offers["alts"])

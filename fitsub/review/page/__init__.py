@@ -42,7 +42,7 @@ from fitsub.budget import Limits, line_room
 from fitsub.document import Document
 from fitsub.markup import Protected, protect
 from fitsub.pipeline import SegmentResult, summarize_results
-from fitsub.pipeline.alternatives import UNCONSTRAINED, Alternative
+from fitsub.pipeline.alternatives import MAX_FITTING, UNCONSTRAINED, Alternative
 from fitsub.pipeline.summary import budget_flags, needs_review
 from fitsub.quality.qe_model import load_model
 from fitsub.quality.registry import OVER_BUDGET, TOO_SHORT, TOO_SMALL
@@ -126,12 +126,22 @@ def row_offers(
     r: SegmentResult, doc: Document, index: int, *, limits: Limits | None, lang: str
 ) -> dict[str, Any]:
     """The alternatives of a segment translated again (`fitsub.review.retranslate`) as the
-    page's row `index` of the translated `doc` offers them (`alts`, `unc_alt`)."""
+    page's row `index` of the translated `doc` offers them (`alts`, `unc_alt`).
+
+    The answer's own unconstrained translation, when it fits and is not the row's text, is
+    offered first among `alts`: key 0 keeps the run's unconstrained line, and a forced term
+    often gives exactly the fix as the new unconstrained line ("da un francese.")."""
     seg = doc.segments[index]
     prot = protect(seg.text, doc.markup)
     limits = limits if doc.timed else None
     room = line_room(prot, limits) if limits is not None else None
-    return _offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc)
+    offers = _offers(r, prot=prot, room=room, limits=limits, lang=lang, fit=seg.text, doc=doc)
+    unc, alts = offers["unc_alt"], offers["alts"]
+    held = " ".join(editable_text(seg.text, doc.markup).split())
+    shown = {held, *(" ".join(a["text"].split()) for a in alts)}
+    if unc is not None and unc["fits"] and " ".join(unc["text"].split()) not in shown:
+        offers["alts"] = [unc, *alts][:MAX_FITTING]
+    return offers
 
 
 def page_data(
