@@ -90,10 +90,11 @@ class DubReport:
             return None
         seconds = [x.second for x in self.lines if x.second is not None]
         n = max(len(self.lines), 1)
-        return {
+        return {  # a line the voice gave no audio for is unmeasured, never "within"
             "name": self.voice,
             "note": self.voice_note,
-            "within": round(sum(1 for v in seconds if not v.flag) / n, 4),
+            "within": round(sum(1 for v in seconds if not v.flag and v.ratio is not None) / n, 4),
+            "unmeasured": sum(1 for v in seconds if v.ratio is None),
             "too_long": sum(1 for v in seconds if v.flag == TOO_LONG),
             "too_short": sum(1 for v in seconds if v.flag == TOO_SHORT),
             "agree": round(sum(1 for x in self.lines if _agree(x)) / n, 4),
@@ -123,7 +124,10 @@ class DubReport:
 
 def _agree(line: DubLine) -> bool:
     """Whether espeak-ng and the second voice judge `line` alike: both in the band or both out."""
-    return line.second is not None and (line.flag == "") == (line.second.flag == "")
+    second = line.second
+    return (
+        second is not None and second.ratio is not None and (line.flag == "") == (second.flag == "")
+    )
 
 
 def flag_for(ratio: float | None, tolerance: float = TOLERANCE) -> str:
@@ -290,6 +294,7 @@ def report_table(report: DubReport) -> str:
             f"{band} of the espeak-ng source; {second['too_long']} {TOO_LONG}, "
             f"{second['too_short']} {TOO_SHORT}; espeak-ng and {second['name']} agree on "
             f"{100 * second['agree']:.1f} % of lines"
+            + (f"; {second['unmeasured']} unmeasured (no audio)" if second["unmeasured"] else "")
         )
     return "\n".join(rows)
 

@@ -47,7 +47,12 @@ docs/results/dubbing.md, "A second voice for Italian"."""
 
 _TIMEOUT_S = 60
 # festival reads Latin-1: the typographic marks outside it, as the ASCII it reads the same way
-_LATIN1 = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "…": "...", "–": "-", "—": "-"})
+# festival reads Latin-1 and writes no audio at all for a line holding « or » (the French and
+# Italian quotation marks): those become plain quotes first
+_LATIN1 = str.maketrans(
+    {"’": "'", "‘": "'", "“": '"', "”": '"', "…": "...", "–": "-", "—": "-", "«": '"', "»": '"',
+     "‹": "'", "›": "'"}
+)  # fmt: skip
 
 
 def festival_available() -> bool:

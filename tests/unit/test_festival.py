@@ -120,3 +120,20 @@ def test_without_festival_it_says_what_to_install(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("PATH", "")
     with pytest.raises(InputError, match="apt-get install festival festvox-italp16k"):
         require_festival("it")
+
+
+@needs_espeak
+def test_a_line_the_second_voice_gives_no_audio_for_is_unmeasured_not_within() -> None:
+    source, dub = docs()
+    # a stand-in voice that, like festival before « » were mapped, writes no audio for one line
+    mute = Voice(name="mute", note="a stand-in", speak=lambda t: 0.0 if "stazione" in t else 2.0)
+    report = check_dub(source, dub, lang="it", synthesize=by_length, voice=mute)
+    second = report.to_dict()["second_voice"]
+    assert [x.second.ratio is None for x in report.lines if x.second] == [False, True]
+    assert second["unmeasured"] == 1 and second["within"] <= 0.5
+    assert "1 unmeasured (no audio)" in report_table(report)
+
+
+@needs_festival
+def test_festival_speaks_a_line_in_guillemets() -> None:
+    assert festival_raw_seconds("Ha detto: «Le api non sono animali domestici».") > 1.0
