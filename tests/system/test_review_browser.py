@@ -11,21 +11,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import browser_in, loaded
+from browser_helpers import loaded
 from cli_helpers import run
 from doubles import NBestToyBackend
 from review_helpers import translate_with_review, use_toy_backend
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    with browser_in(tmp_path) as driver:
-        yield driver
 
 
 @pytest.fixture(autouse=True)

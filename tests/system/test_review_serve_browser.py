@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_helpers import browser_in
 from cli_helpers import run
 from doubles import NBestToyBackend
 from review_helpers import translate_with_review, use_toy_backend
@@ -24,12 +22,6 @@ from fitsub.cli.run_settings import read_run_settings
 from fitsub.cli.translation import resolve_run
 from fitsub.review.page import served_page
 from fitsub.review.serve import Reviewer, make_server, url_of
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
-    with browser_in(tmp_path) as driver:
-        yield driver
 
 
 @pytest.fixture(autouse=True)
