@@ -33,10 +33,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(INSTALL) -e .
 	touch $@
 
-# Everything the checks use: linters, type checker, test tools, the Hugging Face and length
-# predictor extras: `make test`.
+# Everything the checks use: linters, type checker, test tools, the Hugging Face, length
+# predictor and plot extras: `make test`.
 $(VENV)/.dev-installed: $(VENV)/.installed
-	$(INSTALL) -e '.[dev,hf,length]'
+	$(INSTALL) -e '.[dev,hf,length,plot]'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/cache  # its CTranslate2 conversions go with it
 $PYTHON -m venv "$work/venv"
 PIP_CONSTRAINT=$PWD/constraints.txt "$work/venv/bin/python" -m pip install -q \
-  -c constraints-min.txt -e '.[length]' 2>&1 | grep -v '^WARNING: Location' || true
+  -c constraints-min.txt -e '.[length,plot]' 2>&1 | grep -v '^WARNING: Location' || true
 "$work/venv/bin/python" -m pip check > /dev/null || { "$work/venv/bin/python" -m pip check; exit 1; }
 bin=$work/venv/bin
 "$bin/python" - <<'PY'

@@ -37,7 +37,10 @@ def dub_check_cmd(
     from fitsub.cli.console import say
     from fitsub.cli.documents import load_input
     from fitsub.dubbing.check import check_dub, plot_ratios, report_table, write_json
+    from fitsub.io.plotting import require_matplotlib
 
+    if plot is not None:
+        require_matplotlib()
     report = check_dub(
         load_input(source),
         load_input(dub),

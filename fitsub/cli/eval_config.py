@@ -15,6 +15,7 @@ from fitsub.errors import InputError
 from fitsub.eval.evaluate import ScoreOptions
 from fitsub.eval.testsets import LoadedSet, TestSet, load_testset, parse_testset
 from fitsub.io.outputs import check_output_path
+from fitsub.io.plotting import require_matplotlib
 from fitsub.lengthpred.policy import check_policy
 
 
@@ -191,3 +192,5 @@ def _check_outputs(
             raise InputError(out, f"{opt} would overwrite an input file; choose another path")
         check_output_path(out, opt, sorted(inputs), allow_stdout=True)
     check_output_path(plot, "--plot", sorted(inputs), directory=True)
+    if plot is not None:
+        require_matplotlib()

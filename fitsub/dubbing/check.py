@@ -14,7 +14,6 @@ two voices agree on a line.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -26,7 +25,8 @@ from fitsub.document import Document, Segment
 from fitsub.dubbing.festival import Voice, festival_voice
 from fitsub.dubbing.speech import SyllableCounter, require_espeak, scaled_wpm, synthesize_seconds
 from fitsub.errors import InputError
-from fitsub.io.atomic import atomic_write_bytes, atomic_write_text
+from fitsub.io.atomic import atomic_write_text
+from fitsub.io.plotting import pyplot, save_png
 from fitsub.markup import visible_text
 from fitsub.quality.registry import TOO_LONG_TO_SPEAK as TOO_LONG
 from fitsub.quality.registry import TOO_SHORT_TO_SPEAK as TOO_SHORT
@@ -309,11 +309,7 @@ def write_json(report: DubReport, path: Path) -> None:
 
 def plot_ratios(report: DubReport, path: Path) -> None:
     """A PNG of the synthesized duration ratio per cue, the ±tolerance band shaded."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     xs = [x.index + 1 for x in report.lines]
     ys = [x.ratio if x.ratio is not None else float("nan") for x in report.lines]
     colors = ["#c0392b" if x.flag else "#2c7fb8" for x in report.lines]
@@ -331,7 +327,4 @@ def plot_ratios(report: DubReport, path: Path) -> None:
     ax.set_ylabel(f"{report.lang} ÷ {report.src_lang} duration")
     ax.set_title(f"synthesized duration ratio per cue ({100 * report.within:.0f} % within band)")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
+    save_png(fig, path)

@@ -1,4 +1,5 @@
-"""PNG plots of an evaluation (`fitsub eval --plot DIR`), drawn with matplotlib's Agg backend.
+"""PNG plots of an evaluation (`fitsub eval --plot DIR`), drawn with matplotlib's Agg backend
+(an extra: `fitsub.io.plotting`).
 
 - `ratios.png`: per setting, the histogram of per-sentence output/source length ratios (chars);
   the tighter around the requested ratio, the better the length control.
@@ -10,15 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from fitsub.eval.report import EvalReport, Row  # noqa: E402
-from fitsub.io.atomic import atomic_write_bytes  # noqa: E402
+from fitsub.eval.report import EvalReport, Row
+from fitsub.io.plotting import pyplot, save_png
 
 RATIOS_PNG = "ratios.png"
 BLEU_LC_PNG = "bleu_vs_lc.png"
@@ -26,16 +20,6 @@ BLEU_LC_PNG = "bleu_vs_lc.png"
 
 def _label(row: Row, several_sets: bool) -> str:
     return f"{row.testset}: {row.setting.name}" if several_sets else row.setting.name
-
-
-def _save(fig: Figure, path: Path) -> Path:
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())
-    return path
 
 
 def plot_ratio_histograms(report: EvalReport, out_dir: Path) -> Path:
@@ -46,7 +30,7 @@ def plot_ratio_histograms(report: EvalReport, out_dir: Path) -> Path:
     several = len({r.testset for r in rows}) > 1
     hi = max(2.0, max(max(r.src_ratios) for r in rows))
     bins = [i * hi / 40 for i in range(41)]
-    fig, axes = plt.subplots(len(rows), 1, figsize=(7, 1.8 * len(rows) + 0.6), squeeze=False)
+    fig, axes = pyplot().subplots(len(rows), 1, figsize=(7, 1.8 * len(rows) + 0.6), squeeze=False)
     for ax, row in zip(axes[:, 0], rows, strict=True):
         ax.hist(row.src_ratios, bins=bins, color="tab:blue", alpha=0.8)
         if row.setting.mode != "unconstrained":
@@ -56,7 +40,7 @@ def plot_ratio_histograms(report: EvalReport, out_dir: Path) -> Path:
         ax.set_ylabel("segments")
     axes[-1, 0].set_xlabel("output / source length (characters)")
     fig.tight_layout()
-    return _save(fig, Path(out_dir) / RATIOS_PNG)
+    return save_png(fig, Path(out_dir) / RATIOS_PNG)
 
 
 def plot_bleu_vs_lc(report: EvalReport, out_dir: Path) -> Path:
@@ -69,7 +53,7 @@ def plot_bleu_vs_lc(report: EvalReport, out_dir: Path) -> Path:
     if not points:
         raise ValueError("no row has both BLEU and LC (a source and a reference are needed)")
     several = len({r.testset for r, _, _ in points}) > 1
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = pyplot().subplots(figsize=(7, 5))
     for row, bleu, lc in points:
         ax.scatter([lc], [bleu])
         ax.annotate(
@@ -84,7 +68,7 @@ def plot_bleu_vs_lc(report: EvalReport, out_dir: Path) -> Path:
     ax.set_xlim(0, 105)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    return _save(fig, Path(out_dir) / BLEU_LC_PNG)
+    return save_png(fig, Path(out_dir) / BLEU_LC_PNG)
 
 
 def write_plots(report: EvalReport, out_dir: Path) -> list[Path]:

@@ -152,6 +152,30 @@ def test_plot_writes_png_files(files: tuple[Path, Path, Path], tmp_path: Path) -
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
 
 
+def test_plot_without_matplotlib_is_one_line_and_writes_nothing(
+    files: tuple[Path, Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """matplotlib is the `plot` extra: without it --plot fails before any work, naming the fix."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "matplotlib" else real(name, *a),
+    )
+    src, hyp, ref = files
+    out_dir, report = tmp_path / "plots", tmp_path / "r.json"
+    args = ["--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "--json", str(report)]
+    assert run([*EVAL, *args, "--plot", str(out_dir)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--plot needs matplotlib" in err and "fitsub[plot]" in err
+    assert not out_dir.exists() and not report.exists()
+
+
 def srt(cues: Sequence[tuple[str, str, str]]) -> str:
     blocks = [f"{i}\n{a} --> {b}\n{text}\n" for i, (a, b, text) in enumerate(cues, 1)]
     return "\n".join(blocks)
