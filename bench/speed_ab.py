@@ -66,7 +66,7 @@ def converted_weights(model: Path) -> Path:
     from fitsub.nmt.backend import NMTBackend
 
     backend = NMTBackend(model, device="cpu", beam=1)
-    return ct2.open_converted(model, backend.model, backend.tokenizer).path
+    return ct2.open_converted(model, lambda: backend.model, backend.tokenizer).path
 
 
 def timed(cmd: list[str], ct2: str) -> float:

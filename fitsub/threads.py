@@ -199,3 +199,22 @@ def rebalance_threads() -> int | None:
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
     return n
+
+
+def default_threads() -> int:
+    """The threads torch uses when nobody set them: `OMP_NUM_THREADS` (which torch reads when it
+    loads; `prepare_cpu` sets it for the commands), read without importing torch where torch is
+    not loaded yet; else torch's own count (CTranslate2 is given as many, `fitsub.nmt.ct2`)."""
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    if "torch" not in sys.modules and value.isdigit() and int(value) > 0:
+        return int(value)
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+def torch_threads(n: int) -> None:
+    """Give torch `n` threads (at least 1): `--threads`, for every part of the run that uses it."""
+    import torch
+
+    torch.set_num_threads(max(1, n))

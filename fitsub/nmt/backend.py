@@ -15,43 +15,50 @@ in input order. The requested length `Request.target_chars` reaches the model as
 encoding term) for a baseline or a model trained with `length_dropout > 0`
 (`supports_unconstrained`); a length model trained without that has never seen a missing
 length, so it is given the source's own length instead (Lakew et al.'s length-matching setting).
+
+Start-up without torch (issue 59): the backend opens with the checkpoint's config, tokenizer,
+lexicon, word links and the CTranslate2 engine of the unconstrained pass, none of which needs
+torch; fitsub's own decoder (`fitsub.nmt.torch_decoder`: torch, the weights, beam search, forced
+scoring) is built the first time a pass needs it. A run CTranslate2 serves alone never imports
+torch; a run that scores its output (the quality score) or re-fits a row builds it then.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
+import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from fitsub.backend import Candidate, OutputScore, Request
-from fitsub.device import resolve_device
+from fitsub.device import known_cpu, resolve_device
 from fitsub.errors import InputError
-from fitsub.nmt.attention import (
-    CrossAttentionRecorder,
-    output_word_index,
-    source_attention,
-    source_positions,
-    word_rarity,
-)
-from fitsub.nmt.bounds import word_table
-from fitsub.nmt.checkpoint import language_files, load_checkpoint, load_lexicon
 from fitsub.nmt.config import base_language, target_language
-from fitsub.nmt.ct2 import Ct2Engine, open_engine
+from fitsub.nmt.ct2 import Ct2Engine, Placement, open_engine
 from fitsub.nmt.lengths import length_class
-from fitsub.nmt.lexicon_mask import LexiconMask
-from fitsub.nmt.model_files import MODEL_ENV, default_models_dir, resolve_model_dir
+from fitsub.nmt.model_files import (
+    AR_ARCHS,
+    AR_WRONG_ARCH,
+    MODEL_ENV,
+    default_models_dir,
+    language_files,
+    load_lexicon,
+    open_checkpoint,
+    resolve_model_dir,
+)
 from fitsub.nmt.retry import ask_shorter
-from fitsub.nmt.search import beam_search
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
-from fitsub.threads import rebalance_threads
+from fitsub.threads import default_threads, rebalance_threads, torch_threads
 from fitsub.units import char_length, chars_to_no_space, subword_target
 
-DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs`: the same for every run
+if TYPE_CHECKING:
+    import torch
+
+    from fitsub.nmt.model import Transformer
+    from fitsub.nmt.torch_decoder import TorchDecoder
+
 # int8 on CPU is a load option, not the default: its BLEU cost is within 0.3 (+0.05 mean on the
 # en-it test sets, docs/results/speed.md), but dynamic int8 quantises activations per batch, so a
 # segment's translation would depend on the segments batched with it (the backend promises the
@@ -86,14 +93,16 @@ class NMTBackend:
     ) -> None:
         if beam < 1 or batch_size < 1:
             raise InputError(None, "beam and batch size must be at least 1")
-        self.device = resolve_device(device)
-        if threads is not None and self.device.type == "cpu":
-            torch.set_num_threads(max(1, threads))
+        self.model_dir, self.device_name, self.threads = Path(model_dir), device, threads
+        if not known_cpu(device):  # only torch can tell: the device is checked now, as asked
+            resolve_device(device)
+        if threads is not None and "torch" in sys.modules and self.on_cpu:
+            torch_threads(threads)  # torch is loaded (another part of the run uses it): now
         if int8 is None:  # the default: see INT8_DEFAULT
-            int8 = INT8_DEFAULT and self.device.type == "cpu"
-        self.int8 = int8 and self.device.type == "cpu"
-        self.model, self.tokenizer, self.cfg, self.meta = load_checkpoint(
-            model_dir, self.device, int8=self.int8
+            int8 = INT8_DEFAULT and self.on_cpu
+        self.int8 = int8
+        self.cfg, self.tokenizer, self.meta = open_checkpoint(
+            model_dir, archs=AR_ARCHS, wrong_arch=AR_WRONG_ARCH
         )
         self.beam, self.length_weight, self.batch_size = beam, length_weight, batch_size
         self.name = f"nmt:{Path(model_dir).name}:{self.cfg.method}"
@@ -105,8 +114,6 @@ class NMTBackend:
             "chars_per_piece", self.meta.get("train", {}).get("chars_per_piece")
         )
         self.chars_per_piece: float | None = None if cpp is None else float(cpp)
-        # whole words only: the pieces that continue a word (`fitsub.nmt.search`)
-        self.words = word_table(self.tokenizer)
         # rows without a bound searched as CTranslate2 does (fitsub.nmt.free_search); False:
         # fitsub's beam with the whole-words rule, as before (bench/ct2_agreement.py)
         self.free_as_ct2 = True
@@ -122,12 +129,55 @@ class NMTBackend:
         # the decoder layers whose cross-attention `score_outputs` averages (None: all)
         self.attention_layers: tuple[int, ...] | None = None
         # the unconstrained pass on CTranslate2 where it can run it (fitsub.nmt.ct2; int8 keeps
-        # fitsub's search); `engine_note` for the CLI to say once
+        # fitsub's search); `engine_note` for the CLI to say once. The torch model is asked for
+        # only to convert the weights (once, into the user's cache).
         self.ct2: Ct2Engine | None
         self.ct2, self.engine_note = open_engine(
-            Path(model_dir), self.model, self.tokenizer, self.supports_unconstrained and not int8,
-            threads=threads or torch.get_num_threads(),
-        )  # fmt: skip
+            self.model_dir,
+            self.cfg,
+            self.tokenizer,
+            self.supports_unconstrained and not int8,
+            where=self._placement,
+            model=lambda: self.model,
+        )
+
+    @functools.cached_property
+    def device(self) -> torch.device:
+        """The torch device the model runs on (`fitsub.device.resolve_device`: imports torch)."""
+        return resolve_device(self.device_name)
+
+    @property
+    def on_cpu(self) -> bool:
+        """Whether the model runs on the CPU (known without torch where `known_cpu` says)."""
+        return known_cpu(self.device_name) or self.device.type == "cpu"
+
+    def _placement(self) -> Placement:
+        """Where CTranslate2 runs: this backend's device, with `--threads` or torch's count."""
+        threads = self.threads or default_threads()
+        if known_cpu(self.device_name):
+            return Placement("cpu", 0, threads)
+        return Placement(self.device.type, self.device.index or 0, threads)
+
+    @functools.cached_property
+    def decoder(self) -> TorchDecoder:
+        """fitsub's own decoder (`fitsub.nmt.torch_decoder`: torch and the weights), built the
+        first time a pass needs it."""
+        from fitsub.nmt.torch_decoder import TorchDecoder
+
+        return TorchDecoder(
+            self.model_dir,
+            self.cfg,
+            self.tokenizer,
+            device=self.device_name,
+            threads=self.threads,
+            int8=self.int8,
+            lexicon=self.lexicon,
+        )
+
+    @property
+    def model(self) -> Transformer:
+        """The torch model (in eval mode, on `device`), loaded on first use (`decoder`)."""
+        return self.decoder.model
 
     def known_words(self) -> frozenset[str]:
         """Lower-cased whole words of the vocabulary, for `cut-word` (`Tokenizer.known_words`)."""
@@ -215,14 +265,6 @@ class NMTBackend:
         bounds = (req.target_chars, req.max_chars, req.min_chars)
         return all(b is None for b in bounds) and not self._keeps_lexicon(req)
 
-    @functools.cached_property
-    def lexicon_mask(self) -> LexiconMask | None:
-        """The lexicon as masks over the vocabulary, built on the first search that keeps to it
-        (0.6 s with a dictionary's 300,000 words: a run that re-fits nothing never pays it)."""
-        if self.lexicon is None:
-            return None
-        return LexiconMask.from_tokenizer(self.tokenizer, self.lexicon)
-
     def _keeps_lexicon(self, req: Request) -> bool:
         """Whether this request's search keeps to the lexicon (`Request.lexicon`)."""
         return self.lexicon is not None and req.lexicon
@@ -230,86 +272,48 @@ class NMTBackend:
     def _run(
         self,
         requests: Sequence[Request],
-        chunk: Sequence[tuple[int, list[int], int, int | None]],
+        chunk: Sequence[Row],
         n_best: int,
         keep_lexicon: bool,
     ) -> list[list[Candidate]]:
-        """One batch of prepared requests through beam search; candidates per row."""
-        out: list[list[Candidate]] = []
-        if chunk:
-            S = max(len(r[1]) for r in chunk)
-            src = torch.full((len(chunk), S), self.cfg.pad_id, dtype=torch.long)
-            for row, r in enumerate(chunk):
-                src[row, : len(r[1])] = torch.tensor(r[1])
-            units = torch.tensor([r[2] for r in chunk], dtype=torch.long)
-            max_len = min(self.cfg.max_positions, 2 * S + 10)
-            if self.cfg.length_unit == "subword":
-                max_len = min(self.cfg.max_positions, max(max_len, int(units.max()) + 10))
-            hyps = beam_search(
-                self.model,
-                src.to(self.device),
-                None if bool((units < 0).all()) else units.to(self.device),
-                [requests[r[0]].max_chars for r in chunk],
-                beam=self.beam,
-                max_len=max_len,
-                length_weight=self.length_weight,
-                n_best=n_best,
-                target_chars=[r[3] for r in chunk],
-                min_chars=[requests[r[0]].min_chars for r in chunk],
-                no_space=[requests[r[0]].bounds_without_spaces for r in chunk],
-                words=self.words,
-                lexicon=self.lexicon_mask if keep_lexicon else None,
-                sources=[requests[r[0]].text for r in chunk],
-                free=[
-                    self.free_as_ct2 and r[3] is None and self._free(requests[r[0]]) for r in chunk
-                ],
-            )
-            for hs in hyps:
-                out.append([Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs])
-        return out
+        """One batch of prepared requests through fitsub's beam search; candidates per row."""
+        if not chunk:
+            return []
+        from fitsub.nmt.torch_decoder import SearchRows
 
-    # ---- forced decoding: the model's score of a given output (`fitsub.quality.score`) -------------
-    def _forced(
-        self, rows: Sequence[tuple[list[int], int, list[int]]], attention: bool = False
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """Teacher-forced (token log-probs, entropies, mask), each (B, T), for rows of (source
-        ids, length in the model's unit or -1, output ids ending with EOS); and with
-        `attention`, the cross-attention (B, T, S) averaged over heads and layers, else None."""
-        cfg = self.cfg
-        S = max(len(r[0]) for r in rows)
-        T = max(len(r[2]) for r in rows)
-        src = torch.full((len(rows), S), cfg.pad_id, dtype=torch.long)
-        tgt_in = torch.full((len(rows), T), cfg.pad_id, dtype=torch.long)
-        gold = torch.full((len(rows), T), cfg.pad_id, dtype=torch.long)
-        for b, (ids, _, out) in enumerate(rows):
-            src[b, : len(ids)] = torch.tensor(ids)
-            tgt_in[b, : len(out)] = torch.tensor([cfg.bos_id, *out[:-1]])
-            gold[b, : len(out)] = torch.tensor(out)
-        units = torch.tensor([r[1] for r in rows], dtype=torch.long)
-        length = None if bool((units < 0).all()) else units.to(self.device)
-        recorder = CrossAttentionRecorder(self.attention_layers)
-        with recorder.record(self.model) if attention else nullcontext(recorder):
-            logits = self.model(src.to(self.device), tgt_in.to(self.device), length).float()
-        logp = torch.log_softmax(logits, dim=-1)  # (B, T, V)
-        gold = gold.to(self.device)
-        picked = logp.gather(2, gold[:, :, None])[:, :, 0]  # (B, T)
-        entropy = -(logp.exp() * logp).sum(-1)  # (B, T)
-        mask = torch.zeros_like(picked, dtype=torch.bool)
-        for b, r in enumerate(rows):
-            mask[b, : len(r[2])] = True
-        probs = recorder.probs
-        return picked.cpu(), entropy.cpu(), mask.cpu(), None if probs is None else probs.cpu()
+        reqs = [requests[r[0]] for r in chunk]
+        rows = SearchRows(
+            sources=[r[1] for r in chunk],
+            units=[r[2] for r in chunk],
+            max_chars=[q.max_chars for q in reqs],
+            target_chars=[r[3] for r in chunk],
+            min_chars=[q.min_chars for q in reqs],
+            no_space=[q.bounds_without_spaces for q in reqs],
+            texts=[q.text for q in reqs],
+            free=[
+                self.free_as_ct2 and r[3] is None and self._free(q)
+                for r, q in zip(chunk, reqs, strict=True)
+            ],
+        )
+        hyps = self.decoder.search(
+            rows,
+            beam=self.beam,
+            length_weight=self.length_weight,
+            n_best=n_best,
+            keep_lexicon=keep_lexicon,
+        )
+        return [
+            [Candidate(self.tokenizer.decode(h.ids), h.score, h.fits) for h in hs] for hs in hyps
+        ]
 
-    @torch.inference_mode()
     def score_outputs(
         self, requests: Sequence[Request], outputs: Sequence[str], dropout_passes: int = 0
     ) -> list[OutputScore]:
         """The model's scores of each given output (see `fitsub.backend.ScoresOutputs`).
 
-        Forced decoding in batches (the length signal as `translate` gives it for the request);
-        the Monte-Carlo dropout passes (Fomicheva et al. 2020, sec. 3.2: dropout kept on at
-        test time, the same output scored again) run one segment at a time, its passes as one
-        batch, with masks seeded by `DROPOUT_SEED`: a segment's score does not depend on the
+        Forced decoding (`fitsub.nmt.torch_decoder.TorchDecoder.score`), the length signal as
+        `translate` gives it for the request, in batches of outputs sorted by length; the
+        Monte-Carlo dropout passes seeded there: a segment's score does not depend on the
         segments beside it nor on the run.
         """
         out = [OutputScore((), ()) for _ in requests]
@@ -320,40 +324,12 @@ class NMTBackend:
                 out_ids = [*self.tokenizer.encode(text), self.cfg.eos_id]
                 out_ids = out_ids[: self.cfg.max_positions]
                 todo.append((i, ids, units, out_ids))
+        if not todo:
+            return out
         todo.sort(key=lambda r: len(r[1]) + len(r[3]))
-        for start in range(0, len(todo), self.batch_size):
-            chunk = todo[start : start + self.batch_size]
-            lp, ent, mask, probs = self._forced([r[1:] for r in chunk], attention=True)
-            for b, r in enumerate(chunk):
-                m = mask[b]
-                keep = source_positions(self.tokenizer, r[1])
-                steps = int(m.sum())
-                attn = () if probs is None else source_attention(probs[b], steps, keep)
-                pieces, word_lp = word_rarity(self.tokenizer, r[1])
-                out[r[0]] = OutputScore(
-                    token_logprobs=tuple(lp[b][m].tolist()),
-                    entropies=tuple(ent[b][m].tolist()),
-                    attention=attn,
-                    word_pieces=pieces,
-                    word_logprobs=word_lp,
-                    output_words=output_word_index(self.tokenizer, r[3]),
-                )
-        if dropout_passes > 0:
-            for r in todo:
-                means = self._dropout_means(r[1:], dropout_passes)
-                out[r[0]] = dataclasses.replace(out[r[0]], dropout_means=means)
+        scores = self.decoder.score(
+            [r[1:] for r in todo], self.batch_size, dropout_passes, self.attention_layers
+        )
+        for r, sc in zip(todo, scores, strict=True):
+            out[r[0]] = sc
         return out
-
-    def _dropout_means(
-        self, row: tuple[list[int], int, list[int]], passes: int
-    ) -> tuple[float, ...]:
-        """Mean token log-probability of one output under each of `passes` dropout passes."""
-        with torch.random.fork_rng(devices=[self.device] if self.device.type == "cuda" else []):
-            torch.manual_seed(DROPOUT_SEED)
-            self.model.train()
-            try:
-                lp, _, mask, _ = self._forced([row] * passes)
-            finally:
-                self.model.eval()
-        means = (lp * mask).sum(1) / mask.sum(1).clamp(min=1)
-        return tuple(float(x) for x in means.tolist())

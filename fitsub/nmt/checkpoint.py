@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import torch
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch import Tensor, nn
 
@@ -36,17 +36,21 @@ from fitsub import __version__
 from fitsub.errors import InputError
 from fitsub.nmt.config import Arch, ModelConfig
 from fitsub.nmt.model import Transformer, uninitialised, unwrap
-from fitsub.nmt.model_files import CONFIG as CONFIG  # (their home; re-exported)
+from fitsub.nmt.model_files import AR_ARCHS as AR_ARCHS  # (their home, torch-free; re-exported)
+from fitsub.nmt.model_files import AR_WRONG_ARCH, open_checkpoint
+from fitsub.nmt.model_files import CONFIG as CONFIG
 from fitsub.nmt.model_files import SPM as SPM
 from fitsub.nmt.model_files import WEIGHTS as WEIGHTS
+from fitsub.nmt.model_files import check_vocab as check_vocab
+from fitsub.nmt.model_files import language_files as language_files
+from fitsub.nmt.model_files import load_lexicon as load_lexicon
+from fitsub.nmt.model_files import read_config as read_config
 from fitsub.nmt.tokenizer import Tokenizer
-from fitsub.quality.dictionary import with_dictionary
-from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, read_lexicon
+from fitsub.quality.lexicon import LEXICON_FILE, read_lexicon
 from fitsub.quality.links import LINKS_FILE, read_links
 
 FORMAT = "fitsub-checkpoint-1"
 M = TypeVar("M", bound=nn.Module)
-AR_ARCHS: tuple[Arch, ...] = ("ar",)  # what `load_checkpoint` opens (a CMLM: fitsub.nat.checkpoint)
 _DTYPES: dict[str, torch.dtype] = {
     "float32": torch.float32,
     "float16": torch.float16,
@@ -112,14 +116,6 @@ def quantize_model(model: Transformer, state: dict[str, Tensor] | None = None) -
         setattr(parent, child, int8_linear(q, scale, lin.bias))
     model.out_proj = int8_linear(*quantize_weight(model.output_weight), None)
     return model
-
-
-def check_vocab(cfg: ModelConfig, tokenizer: Tokenizer) -> None:
-    """ValueError when `cfg` and `tokenizer` disagree on the vocabulary's size."""
-    if cfg.vocab_size != tokenizer.vocab_size:
-        raise ValueError(
-            f"config vocab_size {cfg.vocab_size} != tokenizer's {tokenizer.vocab_size}"
-        )
 
 
 def build_model(cfg: ModelConfig, tokenizer: Tokenizer) -> Transformer:
@@ -215,23 +211,6 @@ def _swap_in(tmp: Path, dest: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def read_config(path: str | Path) -> dict[str, Any]:
-    """The parsed config.json of a checkpoint directory (InputError if it is not one)."""
-    d = Path(path)
-    if not d.is_dir():
-        raise InputError(d, "not a checkpoint directory (no such directory)")
-    missing = [n for n in (CONFIG, WEIGHTS, SPM) if not (d / n).is_file()]
-    if missing:
-        raise InputError(d, f"not a checkpoint directory (missing {', '.join(missing)})")
-    try:
-        meta = json.loads((d / CONFIG).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(d / CONFIG, f"unreadable checkpoint config: {err}") from err
-    if not isinstance(meta, dict) or not isinstance(meta.get("model"), dict):
-        raise InputError(d / CONFIG, "checkpoint config has no 'model' section")
-    return meta
-
-
 def load_model(
     path: str | Path,
     device: str | torch.device,
@@ -243,39 +222,59 @@ def load_model(
     """The load-and-validate steps every fitsub checkpoint shares, autoregressive or not.
 
     config.json read and checked, its arch one of `archs` (else InputError `wrong_arch`, where
-    `{arch}` names the checkpoint's), the tokenizer, a fresh model (`build`) and its weights
-    (float32; an int8 export's are q × scale), in eval mode on `device`. Returns (model,
-    tokenizer, config, the whole config.json, the tensors as stored).
+    `{arch}` names the checkpoint's), the tokenizer (`open_checkpoint`), a fresh model (`build`)
+    and its weights (`load_weights`). Returns (model, tokenizer, config, the whole config.json,
+    the int8 export's stored tensors, empty for a float checkpoint).
+    """
+    cfg, tokenizer, meta = open_checkpoint(path, archs=archs, wrong_arch=wrong_arch)
+    model, int8_state = load_weights(path, cfg, tokenizer, device, build)
+    return model, tokenizer, cfg, meta, int8_state
+
+
+def load_weights(
+    path: str | Path,
+    cfg: ModelConfig,
+    tokenizer: Tokenizer,
+    device: str | torch.device,
+    build: Callable[[ModelConfig, Tokenizer], M],
+) -> tuple[M, dict[str, Tensor]]:
+    """A fresh model (`build`) holding the checkpoint's weights (float32; an int8 export's are
+    q × scale), in eval mode on `device`, and the int8 export's stored tensors (empty for a
+    float checkpoint: `quantize_model` rebuilds its int8 layers from them).
+
+    The weights are read one tensor at a time and become the model's own (`assign`): the
+    model's freshly allocated parameters are never written (nor counted in the process's memory),
+    so it holds one float32 copy of the weights (issue 59: before, the stored tensors, their
+    float32 copies and the parameters written from them, all at once: 5 times a float16 file).
     """
     d = Path(path)
-    meta = read_config(d)
-    try:
-        cfg = ModelConfig.from_dict(meta["model"])
-    except (TypeError, ValueError) as err:
-        raise InputError(d / CONFIG, f"bad model config: {err}") from err
-    if cfg.arch not in archs:
-        raise InputError(d, wrong_arch.format(arch=cfg.arch))
-    tokenizer = Tokenizer.load(d / SPM)
     try:
         with uninitialised():  # every weight is loaded below (strict)
             model = build(cfg, tokenizer)
     except ValueError as err:
         raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
     try:
-        stored = load_file(str(d / WEIGHTS))
+        with safe_open(str(d / WEIGHTS), framework="pt") as stored:
+            names = list(stored.keys())
+            exported = any(k.endswith(".weight_scale") for k in names)
+            state = {k: _float32(stored.get_tensor(k)) for k in names}
     except (SafetensorError, OSError) as err:
         raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
-    scales = {k[: -len("_scale")] for k in stored if k.endswith(".weight_scale")}
-    state = {k: v.to(torch.float32) if v.is_floating_point() else v for k, v in stored.items()}
-    for name in scales:  # an int8 export: float weights are q * scale
-        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]
+    int8_state = dict(state) if exported else {}
+    for name in {k[: -len("_scale")] for k in names if k.endswith(".weight_scale")}:
+        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]  # q * scale
     try:
-        model.load_state_dict(state, strict=True)
+        model.load_state_dict(state, strict=True, assign=True)
     except RuntimeError as err:
         first = str(err).strip().splitlines()[0]
         raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
     model.to(device).eval()
-    return model, tokenizer, cfg, meta, stored
+    return model, int8_state
+
+
+def _float32(t: Tensor) -> Tensor:
+    """A stored tensor as the model holds it: floating point as a float32 copy of its own."""
+    return t.to(torch.float32, copy=True) if t.is_floating_point() else t
 
 
 def load_checkpoint(
@@ -287,16 +286,15 @@ def load_checkpoint(
     (`quantize_model`). An int8 export (`weights_dtype` "int8") is rebuilt from its stored int8
     weights and scales on CPU, and dequantised to float32 elsewhere or when `int8` is False.
     """
-    model, tokenizer, cfg, meta, stored = load_model(
+    model, tokenizer, cfg, meta, int8_state = load_model(
         path,
         device,
         archs=AR_ARCHS,
-        wrong_arch="a {arch} checkpoint, not an autoregressive model",
+        wrong_arch=AR_WRONG_ARCH,
         build=build_model,
     )
     if int8 and torch.device(device).type == "cpu":
-        exported = any(k.endswith(".weight_scale") for k in stored)
-        quantize_model(model, stored if exported else None)
+        quantize_model(model, int8_state or None)
     return model, tokenizer, cfg, meta
 
 
@@ -334,41 +332,3 @@ def export_checkpoint(
                 read_links(f)  # nor corrupt word links
             shutil.copy2(f, out / name)
     return out
-
-
-def language_files(model_dir: str | Path, shipped: Path, src: str, lang: str | None) -> Path:
-    """The folder of a model's per-language files (its lexicon and word links): its own, or,
-    for a multilingual model without them (`models/en-multi`), the shipped model of the language
-    asked for (`shipped/SRC-LANG`): both are facts of the pair's training text, which the
-    multilingual model was trained on too, not of one model."""
-    own = Path(model_dir)
-    if lang is None or (own / LEXICON_FILE).is_file():
-        return own
-    pair = shipped / f"{src}-{lang}"
-    return pair if (pair / LEXICON_FILE).is_file() else own
-
-
-def load_lexicon(
-    model_dir: str | Path, choice: str | Path = "auto", languages: tuple[str, ...] = ()
-) -> tuple[Lexicon | None, str | None]:
-    """(the lexicon a model's search keeps to, a note to say once when it has none).
-
-    `choice`: "auto" (the checkpoint's `lexicon.txt.gz`; none: the constraint is off, and the
-    note says so), "off", or a lexicon file. A corrupt or foreign file, or a lexicon of another
-    language than `languages` (the model's targets), is an InputError.
-    """
-    if str(choice) == "off":
-        return None, None
-    path = Path(model_dir) / LEXICON_FILE if str(choice) == "auto" else Path(choice)
-    if str(choice) == "auto" and not path.is_file():
-        return None, (
-            f"{model_dir}: no {LEXICON_FILE} (a checkpoint from before lexicons): words are not "
-            f"checked against a lexicon; `fitsub lexicon` builds one"
-        )
-    lexicon = read_lexicon(path)
-    if languages and lexicon.language and lexicon.language not in languages:
-        raise InputError(
-            path, f"a lexicon of {lexicon.language!r}, but the model writes {', '.join(languages)}"
-        )
-    # real words beyond the training text: the language's word list (fitsub.quality.dictionary)
-    return with_dictionary(lexicon, lexicon.language or (languages[0] if languages else "")), None

@@ -15,6 +15,16 @@ from fitsub.units import LengthUnit
 # Decoder position / length encodings (see fitsub.nmt.length_encodings for the formulas).
 ENCODINGS = ("sinusoidal", "ldpe", "lrpe", "ldpe+pe", "lrpe+pe", "lakew-abs", "lakew-rel")
 
+
+def has_position_term(encoding: str) -> bool:
+    """Whether the decoder also adds the ordinary sinusoidal encoding of the token index.
+
+    True for `sinusoidal`, the `+pe` variants (Takase & Okazaki's "+PE") and Lakew's encodings,
+    which enrich the ordinary positional embedding; False for LDPE / LRPE alone, which replace it.
+    """
+    return encoding not in ("ldpe", "lrpe")
+
+
 # `fitsub train --method` names -> (length token prepended to the source?, decoder encoding).
 # The model family: the autoregressive Transformer (fitsub.nmt.model), or a non-autoregressive
 # student: CMLM (fitsub.nat.model) or Levenshtein Transformer (fitsub.nat.levt).

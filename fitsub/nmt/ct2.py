@@ -15,11 +15,10 @@ Conversion at first load writes the user's cache, one folder per ctranslate2 ver
 never the model's folder; the folders of other versions are removed when a conversion is made
 (`prune_versions`). `fitsub export --ct2` writes `ct2/` beside the checkpoint's files, to ship
 with it: used when it is intact, else the cache's. `STAMP` in each holds the SHA-256 of the
-checkpoint's config, weights and tokenizer
-(`checkpoint_digest`), of the converted `model.bin` and the ctranslate2 version: converted
-weights of another checkpoint or version, whose bytes changed or that do not load are rebuilt
-with a note (`open_converted`, `open_engine`), and a rebuild that still does not load is an
-`InputError`; stale weights never translate.
+checkpoint's config, weights and tokenizer (`checkpoint_digest`), of the converted `model.bin`
+and the ctranslate2 version: converted weights of another checkpoint or version, whose bytes
+changed or that do not load are rebuilt with a note (`open_converted`, `open_engine`), and a
+rebuild that still does not load is an `InputError`; stale weights never translate.
 
 Search (`Ct2Engine.translate`): greedy is CTranslate2's greedy search; beam K runs with
 `length_penalty=0`, `num_hypotheses=K` and `return_scores` (sums of log-probabilities), and the
@@ -38,20 +37,19 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from fitsub.errors import InputError
 from fitsub.io.cache import file_digest, user_cache
-from fitsub.nmt.config import ModelConfig
-from fitsub.nmt.length_encodings import has_position_term, sinusoidal
-from fitsub.nmt.model import Transformer
+from fitsub.nmt.config import ModelConfig, has_position_term
 from fitsub.nmt.ranking import normalised_score
 from fitsub.nmt.tokenizer import Tokenizer
+
+if TYPE_CHECKING:
+    from fitsub.nmt.model import Transformer
 
 CT2_DIR = "ct2"  # the converted weights, beside the checkpoint's files
 STAMP = "fitsub-source.json"  # in CT2_DIR: the hashes it was converted from
@@ -112,9 +110,7 @@ def prune_versions() -> list[Path]:
 
 
 def _version() -> str:
-    import ctranslate2
-
-    return str(ctranslate2.__version__)
+    return str(importlib.import_module("ctranslate2").__version__)
 
 
 def _stamp_ok(ct2_dir: Path, digest: str) -> str | None:
@@ -136,7 +132,10 @@ def _stamp_ok(ct2_dir: Path, digest: str) -> str | None:
 
 def build_spec(model: Transformer, tokenizer: Tokenizer) -> Any:
     """The CTranslate2 `TransformerSpec` of a float fitsub model (its unconstrained mode)."""
+    import torch
     from ctranslate2.specs import common_spec, transformer_spec
+
+    from fitsub.nmt.length_encodings import sinusoidal
 
     cfg = model.cfg
     sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
@@ -232,10 +231,13 @@ class Converted:
     note: str | None
 
 
-def open_converted(model_dir: Path, model: Transformer, tokenizer: Tokenizer) -> Converted:
+def open_converted(
+    model_dir: Path, model: Callable[[], Transformer], tokenizer: Tokenizer
+) -> Converted:
     """The converted weights of the checkpoint in `model_dir`: `ct2/` beside it when exported
     there and intact, else the user's cache (`cache_dir`); converted there (once) when missing,
-    the other versions' conversions pruned, and rebuilt with a note when stale or damaged."""
+    the other versions' conversions pruned, and rebuilt with a note when stale or damaged.
+    `model()` gives the float model, called only to convert (it loads torch and the weights)."""
     digest = checkpoint_digest(model_dir)
     beside, cached = model_dir / CT2_DIR, cache_root() / _version() / digest
     note = None
@@ -251,44 +253,49 @@ def open_converted(model_dir: Path, model: Transformer, tokenizer: Tokenizer) ->
         note = f"{cached}: {wrong}; converted again"
     else:
         prune_versions()
-    convert(model, tokenizer, cached, digest)
+    convert(model(), tokenizer, cached, digest)
     return Converted(cached, note)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where and how CTranslate2 runs: the device's type ("cpu", "cuda") and index, the threads."""
+
+    device: str
+    index: int
+    threads: int
 
 
 class Ct2Engine:
     """A CTranslate2 `Translator` over converted weights, decoding fitsub's token ids."""
 
     def __init__(
-        self,
-        path: Path,
-        model: Transformer,
-        tokenizer: Tokenizer,
-        device: torch.device,
-        threads: int,
+        self, path: Path, cfg: ModelConfig, tokenizer: Tokenizer, where: Placement
     ) -> None:
         import ctranslate2
 
         try:
             self.translator = ctranslate2.Translator(
                 str(path),
-                device=device.type,
-                device_index=device.index or 0,
+                device=where.device,
+                device_index=where.index,
                 compute_type="float32",
-                intra_threads=max(1, threads),
+                intra_threads=max(1, where.threads),
                 inter_threads=1,
             )
         except (RuntimeError, ValueError, OSError) as err:
             first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
             raise InputError(path, f"converted CTranslate2 weights do not load: {first}") from err
         self.tokenizer = tokenizer
-        self.max_positions = model.cfg.max_positions
-        pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
-        self.pieces = pieces
+        self.max_positions = cfg.max_positions
+        self.pieces = pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
         self.index = {p: i for i, p in enumerate(pieces)}
-        silent = model.piece_chars.eq(0).tolist()  # what fitsub's search never generates
-        self.suppress = [
-            [pieces[i]] for i, s in enumerate(silent) if s and i not in (tokenizer.eos_id,)
+        # what fitsub's search never generates: the pieces of no characters as the model counts
+        # them (`Transformer.piece_chars`: the tokenizer's, 0 for pad, BOS and EOS), EOS apart
+        silent = [
+            c == 0 or i in (cfg.pad_id, cfg.bos_id) for i, c in enumerate(tokenizer.piece_chars())
         ]
+        self.suppress = [[pieces[i]] for i, s in enumerate(silent) if s and i != tokenizer.eos_id]
 
     def translate_rows(
         self, sources: Sequence[list[int]], beam: int, n_best: int, batch_size: int
@@ -343,17 +350,19 @@ ENGINE_ENV = "FITSUB_CT2"  # "off": fitsub's own search for every pass (benchmar
 
 def open_engine(
     model_dir: Path,
-    model: Transformer,
+    cfg: ModelConfig,
     tokenizer: Tokenizer,
     unconstrained: bool,
-    threads: int,
+    where: Callable[[], Placement],
+    model: Callable[[], Transformer],
 ) -> tuple[Ct2Engine | None, str | None]:
     """The CTranslate2 engine of the unconstrained pass and a note to say once, or (None, why)
     where fitsub's own search runs it: ctranslate2 missing (said), the model not expressible,
-    $FITSUB_CT2=off."""
+    $FITSUB_CT2=off. `where()`: where it runs; `model()`: the float model, asked for only to
+    convert the weights (it loads torch): an engine over converted weights needs no torch."""
     if os.environ.get(ENGINE_ENV, "").lower() in ("0", "off", "no", "false"):
         return None, None
-    if expressible(model.cfg, unconstrained) is not None:
+    if expressible(cfg, unconstrained) is not None:
         return None, None
     if not available():
         return None, MISSING_NOTE
@@ -364,12 +373,11 @@ def open_engine(
             None,
             f"no CTranslate2 weights ({err}): the unconstrained pass runs on fitsub's search",
         )
-    device = next(model.parameters()).device
     try:
-        engine = Ct2Engine(converted.path, model, tokenizer, device, threads)
+        engine = Ct2Engine(converted.path, cfg, tokenizer, where())
     except InputError:  # stamped but unreadable: converted again; failing again is the error
-        convert(model, tokenizer, converted.path, checkpoint_digest(Path(model_dir)))
-        engine = Ct2Engine(converted.path, model, tokenizer, device, threads)
+        convert(model(), tokenizer, converted.path, checkpoint_digest(Path(model_dir)))
+        engine = Ct2Engine(converted.path, cfg, tokenizer, where())
         return engine, f"{converted.path}: did not load; converted again"
     return engine, converted.note
 

@@ -31,6 +31,8 @@ import math
 import torch
 from torch import Tensor
 
+from fitsub.nmt.config import has_position_term as has_position_term  # (its home: no torch)
+
 BASE = 10000.0
 
 
@@ -125,12 +127,3 @@ def length_encoding(
     if encoding == "lakew-rel":
         return lakew_rel(pos, length, d_model, n_classes)
     raise ValueError(f"unknown encoding {encoding!r}")
-
-
-def has_position_term(encoding: str) -> bool:
-    """Whether the decoder also adds the ordinary sinusoidal encoding of the token index.
-
-    True for `sinusoidal`, the `+pe` variants (Takase & Okazaki's "+PE") and Lakew's encodings,
-    which enrich the ordinary positional embedding; False for LDPE / LRPE alone, which replace it.
-    """
-    return encoding not in ("ldpe", "lrpe")

@@ -8,16 +8,21 @@ the source. The thresholds come from the training data's ratio distribution (`fi
 Perturbation (Oka et al. 2020, sec. 3.1; Oka et al. 2021, sec. 2.1): during training the length
 given to the encoding is len + per, per a uniform random integer from [-k, k] ("symmetric",
 2020) or [0, k] ("positive", 2021), in the model's length unit.
+
+The tokens and classes need no torch (the tokenizer and the backend read them before any model
+loads); the training-time functions import it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING
 
 from fitsub.nmt.config import NOISE_MODES
+
+if TYPE_CHECKING:
+    import torch
+    from torch import Tensor
 
 LENGTH_TOKENS: tuple[str, str, str] = ("<short>", "<normal>", "<long>")
 
@@ -26,6 +31,8 @@ def fit_thresholds(
     ratios: Sequence[float] | Tensor, quantiles: tuple[float, float] = (1 / 3, 2 / 3)
 ) -> tuple[float, float]:
     """(t_short, t_long): the 1/3 and 2/3 quantiles of target/source character ratios (equal groups)."""
+    import torch
+
     r = torch.as_tensor(ratios, dtype=torch.float64).flatten()
     r = r[torch.isfinite(r)]
     if r.numel() == 0:
@@ -57,6 +64,8 @@ def perturb(
 
     Entries < 0 mean "no length signal" and are returned unchanged; k = 0 returns a copy.
     """
+    import torch
+
     if mode not in NOISE_MODES:
         raise ValueError(f"unknown noise mode {mode!r}; choose from {NOISE_MODES}")
     if k < 0:
