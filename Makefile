@@ -8,18 +8,21 @@ export PIP_CONSTRAINT := $(CURDIR)/constraints.txt
 # uv installs when it is on PATH (faster: docs/development.md), pip otherwise; NO_UV=1: pip.
 # uv reads neither pip's configuration nor PIP_* variables: the constraints, and the places
 # torch's build may come from (PIP_FIND_LINKS, PIP_INDEX_URL, PIP_EXTRA_INDEX_URL), are passed on.
-# --compile-bytecode as pip does: without .pyc files (and with PYTHONDONTWRITEBYTECODE set, as on
-# the project's machines) every fitsub process compiles torch's modules again (+4 s of CPU).
+# Bytecode: the installers compile none (all of site-packages is 172 MB of .pyc); `make demo`
+# translates with PYTHONDONTWRITEBYTECODE unset, so Python writes the .pyc of exactly the modules a
+# translation imports (24 MB); `make dev-setup` compiles everything (the tests import more).
+# Without .pyc files and with PYTHONDONTWRITEBYTECODE set (as on the project's machines) every
+# fitsub process would compile torch's modules again (+4 s of CPU).
 NO_UV ?=
 UV := $(if $(NO_UV),,$(shell command -v uv 2>/dev/null))
 ifneq ($(UV),)
 export UV_CONSTRAINT := $(CURDIR)/constraints.txt
-INSTALL = $(UV) pip install -q --compile-bytecode --python $(BIN)/python \
+INSTALL = $(UV) pip install -q --python $(BIN)/python \
 	$(foreach l,$(PIP_FIND_LINKS),--find-links $(l)) \
 	$(if $(PIP_INDEX_URL),--index-url $(PIP_INDEX_URL)) \
 	$(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 else
-INSTALL = $(BIN)/python -m pip install -q
+INSTALL = $(BIN)/python -m pip install -q --no-compile
 endif
 # NO_SYSTEM=1: install nothing from the system's package manager (the tests that need chromium
 # or espeak-ng then skip, saying why)
@@ -37,6 +40,8 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 # predictor and plot extras: `make test`.
 $(VENV)/.dev-installed: $(VENV)/.installed
 	$(INSTALL) -e '.[dev,hf,length,plot]'
+	$(BIN)/python -m compileall -q -j 0 -x '/tests?/|/testing/_internal/' \
+		"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 	touch $@
 
 setup: $(VENV)/.installed
@@ -82,7 +87,7 @@ espeak:
 
 demo: setup
 	mkdir -p build
-	$(BIN)/fitsub translate samples/talk.srt --lang it --ratio 1.0 -o build/talk.it.srt --report build/talk.it.json
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/fitsub translate samples/talk.srt --lang it --ratio 1.0 -o build/talk.it.srt --report build/talk.it.json
 
 # README.md's excerpt of the demo's output, rewritten from a real run (after shipping a model)
 readme: setup
