@@ -10,8 +10,10 @@ PYTHON=${PYTHON:-python3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fitsub-min.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/cache  # its CTranslate2 conversions go with it
+# pip compiles no bytecode; the first fitsub run writes the .pyc of what it imports (as make demo)
+unset PYTHONDONTWRITEBYTECODE
 $PYTHON -m venv "$work/venv"
-PIP_CONSTRAINT=$PWD/constraints.txt "$work/venv/bin/python" -m pip install -q \
+PIP_CONSTRAINT=$PWD/constraints.txt "$work/venv/bin/python" -m pip install -q --no-compile \
   -c constraints-min.txt -e '.[length,plot]' 2>&1 | grep -v '^WARNING: Location' || true
 "$work/venv/bin/python" -m pip check > /dev/null || { "$work/venv/bin/python" -m pip check; exit 1; }
 bin=$work/venv/bin
