@@ -101,15 +101,19 @@ def with_speech(
     isochrony: str,
     speech_rate: float | None,
     ratio_given: bool,
-    rank_by: str = "estimate",
+    rank_by: str | None = None,
 ) -> BudgetSettings:
     """`settings` budgeting speaking time when `unit` is `syllables` or `seconds` (`seconds` by
     default under the dubbing profile): each cue's speaking window replaces the character ratio
     and a voice, not a reader, sets the pace. A ratio given as well is an error (it would be
     silently ignored), as is a unit fitsub does not know, or a ranking (`rank_by`, what orders a
-    cue's candidates against its window) other than the estimate without a window."""
+    cue's candidates against its window) other than the estimate without a window. Under a
+    speech unit the ranking is `speech` unless given (its window is the band, judged by
+    espeak-ng: `fitsub.budget.speech`)."""
     if unit is None:
         unit = "seconds" if profile is not None and profile.name == "dubbing" else "char"
+    if rank_by is None:
+        rank_by = "speech" if unit in ("syllables", "seconds") else "estimate"
     if rank_by not in RANK_BY:
         choices = " or ".join(RANK_BY)
         raise InputError(None, f"must be {choices}, got {rank_by!r}", setting="rank_by")

@@ -3,9 +3,17 @@
 A dubbed line must be speakable in the time the actor on screen speaks (isochrony). The window
 of a segment is, with `isochrony="source"` (the default), the source's estimated speaking time,
 its syllables ÷ the source language's rate; with `isochrony="cue"`, the cue's duration. A
-dialogue cue has one window per speaker turn (`turn_windows`), the cue's their sum. The
-window's upper end is that time, its lower end `LOW` (10 %) shorter: Brannon, Virkar & Thompson
-2023 find human dubs often break strict isochrony, so a window, not an exact length.
+dialogue cue has one window per speaker turn (`turn_windows`), the cue's their sum. Brannon,
+Virkar & Thompson 2023 find human dubs often break strict isochrony, so a window, not an exact
+length. With `rank_by="speech"` (`WINDOW_SHAPE`) the window is the `band`: two-sided and as
+wide as the band dub-check judges by, ±`BAND` (15 %) around that time, a line judged by
+espeak-ng's duration against the source spoken (`SpeechBudgeter.accepts`); the model is asked
+for the target's characters, at most the band's upper end, and an accepted line's characters
+are no cap. With the estimate it is the `narrow` window of before: 0.9-1.0 × the time, judged
+by syllables, its characters a hard cap too (the band judged by syllables put fewer lines in a
+second voice's band). The gap study found the narrow window keeping out lines a second voice
+times within the band (docs/results/dubbing.md, "Whose gap" and "The window as wide as the
+judge's band").
 
 In the target language the window holds rate × seconds syllables (`SPEECH_RATES`, Pellegrino,
 Coupé & Marsico 2011; `speech_rate` overrides), and — what the search asks the model for and
@@ -147,19 +155,46 @@ def speech_rate_for(lang: str, override: float | None = None) -> float:
 
 
 ISOCHRONY = ("source", "cue")
-LOW = 0.9  # the window's lower end: not more than 10 % shorter than its upper end
+LOW = 0.9  # the narrow window's lower end: not more than 10 % shorter than its upper end
+BAND = 0.15  # the band window's half-width: dub-check's `TOLERANCE`, the judge's band
+
+WindowShape = Literal["band", "narrow"]
+WINDOW_SHAPES: dict[str, tuple[float, float]] = {"band": (1 - BAND, 1 + BAND), "narrow": (LOW, 1.0)}
+"""Each window shape's ends as shares of the window's time: `band`, two-sided and as wide as
+the judge's band (the default); `narrow`, 0.9-1.0 × the time with the characters a hard cap
+(the window before issue 60)."""
+WINDOW_SHAPE: dict[str, WindowShape] = {"estimate": "narrow", "speech": "band"}
+WINDOW_BY: dict[str, RankBy] = {"estimate": "estimate", "speech": "speech"}
+"""The window under each `rank_by`, and what judges a line inside the band: under `--rank-by
+speech` the band, judged by espeak-ng's duration (already spoken for the ranking); under the
+estimate the narrow window, judged by syllables: the band judged by syllables put fewer lines
+within festival's band (docs/results/dubbing.md, "The window as wide as the judge's band")."""
 
 
 @dataclass(frozen=True)
 class SpeechWindow:
     """One segment's speaking window: its time, in target syllables and in characters."""
 
-    seconds: float  # the window's upper end (the source's estimated time or the cue's duration)
+    seconds: float  # the window's time (the source's estimated time or the cue's duration)
     target_syllables: float  # rate × seconds: the syllables the target should have
-    max_syllables: int  # target rounded (at least 1): a candidate with more is over the window
-    min_syllables: int  # ceil(LOW × target), at most max_syllables
-    max_chars: int  # floor(target × characters per syllable): the beam's hard limit
-    min_chars: int  # ceil(LOW × target × characters per syllable): the beam's lower bound
+    max_syllables: int  # high × target (at least 1): a candidate with more is over the window
+    min_syllables: int  # ceil(low × target), at most max_syllables
+    max_chars: int  # floor(high × target × characters per syllable): the beam's hard limit
+    min_chars: int  # ceil(low × target × characters per syllable): the beam's lower bound
+    low: float = LOW  # the window's ends as shares of `seconds` (`WINDOW_SHAPES`)
+    high: float = 1.0
+    target_chars: int = 0  # the characters asked of the model (0: `max_chars`)
+
+    @property
+    def capped(self) -> bool:
+        """Whether the window's characters cap an accepted line too (the narrow window's),
+        not only what the model is asked for."""
+        return self.high <= 1.0
+
+    @property
+    def asked_chars(self) -> int:
+        """The characters asked of the model: the target's (the narrow window: its cap)."""
+        return self.target_chars or self.max_chars
 
     @classmethod
     def joined(cls, turns: Sequence[SpeechWindow]) -> SpeechWindow:
@@ -172,15 +207,18 @@ class SpeechWindow:
             min_syllables=sum(w.min_syllables for w in turns),
             max_chars=sum(w.max_chars for w in turns) + len(turns) - 1,
             min_chars=sum(w.min_chars for w in turns),
+            low=turns[0].low,
+            high=turns[0].high,
+            target_chars=sum(w.asked_chars for w in turns) + len(turns) - 1,
         )
 
     def describe(self, unit: SpeechUnit) -> str:
-        """The window as a person reads it, in `unit`: `1.6-1.8 s` (its lower end `LOW` of
-        its time) or `9-10 syl`."""
+        """The window as a person reads it, in `unit`: `1.5-2.0 s` (its ends, `low` and
+        `high` × its time) or `9-12 syl`."""
         if unit == "syllables":
             low, high = self.min_syllables, self.max_syllables
             return f"{low}-{high} syl" if low < high else f"{high} syl"
-        return f"{LOW * self.seconds:.1f}-{self.seconds:.1f} s"
+        return f"{self.low * self.seconds:.1f}-{self.high * self.seconds:.1f} s"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -190,13 +228,19 @@ class SpeechWindow:
             "min_syllables": self.min_syllables,
             "max_chars": self.max_chars,
             "min_chars": self.min_chars,
+            "low": self.low,
+            "high": self.high,
+            "target_chars": self.asked_chars,
         }
 
 
 class SpeechBudgeter:
     """Speaking windows for one language pair: the unit (`syllables` or `seconds`: the same
     window, reported in that unit), the isochrony and the target's rate; espeak-ng counts.
-    `rank_by`: what orders a cue's candidates by closeness to its window (`off_target`)."""
+    `rank_by`: what orders a cue's candidates by closeness to its window (`off_target`);
+    `shape`: the window's (`WINDOW_SHAPES`, default `WINDOW_SHAPE`); `window_by`: what judges a
+    line inside the band window (`accepts`): the estimate, or with `rank_by="speech"` (its
+    default there) espeak-ng's duration."""
 
     def __init__(
         self,
@@ -207,6 +251,8 @@ class SpeechBudgeter:
         isochrony: str = "source",
         speech_rate: float | None = None,
         rank_by: str = "estimate",
+        shape: str | None = None,
+        window_by: str | None = None,
     ) -> None:
         if unit not in SPEECH_UNITS:
             choices = ", ".join(SPEECH_UNITS)
@@ -237,6 +283,14 @@ class SpeechBudgeter:
         if self.rank_by == "speech":  # espeak-ng at the dub's rate, as dub-check speaks it
             wpm = scaled_wpm(lang, self.rate, SPEECH_RATES[lang])
             self.timer = SpokenTimer(lang, src_lang, wpm)
+        shape = WINDOW_SHAPE[self.rank_by] if shape is None else shape
+        if shape not in WINDOW_SHAPES:
+            raise ValueError(f"window shape must be band or narrow, got {shape!r}")
+        self.low, self.high = WINDOW_SHAPES[shape]
+        by = WINDOW_BY[self.rank_by] if window_by is None else window_by
+        if by not in RANK_BY or (by == "speech" and self.timer is None):
+            raise ValueError(f"a window judged by {by!r} needs rank_by speech")
+        self.window_by: RankBy = "speech" if by == "speech" and shape == "band" else "estimate"
 
     def window(
         self,
@@ -282,14 +336,22 @@ class SpeechBudgeter:
         """The window of `seconds` for a translation of `source` (the source's text is not
         used: its pauses are the published rate's average, see the module's docstring)."""
         target = self.rate * seconds
-        most = max(1, math.floor(target + 0.5))  # syllables are whole: the nearest count
+        low, high = self.low, self.high
+        if high <= 1.0:  # the narrow window: syllables are whole, the nearest count its top
+            most = max(1, math.floor(target + 0.5))
+        else:
+            most = max(1, math.floor(high * target + 1e-9))
+        chars = target * self.chars_per_syllable
         return SpeechWindow(
             seconds=seconds,
             target_syllables=target,
             max_syllables=most,
-            min_syllables=min(most, math.ceil(LOW * target - 1e-9)),
-            max_chars=max(1, math.floor(target * self.chars_per_syllable + 1e-9)),
-            min_chars=math.ceil(LOW * target * self.chars_per_syllable - 1e-9),
+            min_syllables=min(most, math.ceil(low * target - 1e-9)),
+            max_chars=max(1, math.floor(high * chars + 1e-9)),
+            min_chars=math.ceil(low * chars - 1e-9),
+            low=low,
+            high=high,
+            target_chars=0 if high <= 1.0 else max(1, math.floor(chars + 0.5)),
         )
 
     def syllables(self, text: str) -> int:
@@ -299,6 +361,20 @@ class SpeechBudgeter:
     def seconds(self, text: str) -> float:
         """The target text's estimated speaking time at the window's rate (syllables ÷ rate)."""
         return seconds_of_syllables(self.syllables(text), self.rate)
+
+    def accepts(self, source: str, text: str, window: SpeechWindow) -> bool:
+        """Whether `text`, a translation of `source`, is inside `window`: its syllables
+        between the window's ends, or (`window_by` speech) espeak-ng's duration within the
+        window's ends × the source spoken by espeak-ng (`isochrony="cue"`: × the window's time)."""
+        if self.window_by == "speech" and self.timer is not None:
+            goal = (
+                self.timer.source_seconds(source) if self.isochrony == "source" else window.seconds
+            )
+            if goal <= 0:
+                return False
+            ratio = self.timer.seconds(text) / goal
+            return window.low - 1e-9 <= ratio <= window.high + 1e-9
+        return window.min_syllables <= self.syllables(text) <= window.max_syllables
 
     def off_target(self, source: str, text: str, window: SpeechWindow) -> float:
         """How far `text`, a translation of `source`, is from `window`: by the estimate, its

@@ -88,11 +88,12 @@ SpeechRate = Annotated[
     typer.Option("--speech-rate", help="Syllables/s of --lang (default: Pellegrino et al. 2011)."),
 ]
 RankBy = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--rank-by",
-        help="Dubbing: rank the n-best by the estimate (syllables) or by speech (espeak-ng's "
-        "synthesized duration against the window; about 0.3 s a refitted line).",
+        help="Dubbing: rank the n-best by speech (the default: espeak-ng's synthesized duration, "
+        "within ±15 % of the source spoken; about 0.3 s a refitted line) or by the estimate "
+        "(syllables, in 0.9-1.0 × the source's estimated time).",
     ),
 ]
 SecondVoice = Annotated[

@@ -170,7 +170,7 @@ def translate_cmd(
     unit: BudgetUnit = None,
     isochrony: Isochrony = "source",
     speech_rate: SpeechRate = None,
-    rank_by: RankBy = "estimate",
+    rank_by: RankBy = None,
     lines: Lines = None,
     cps: Cps = None,
     model: Model = None,

@@ -45,7 +45,7 @@ class TranslateFlags:
     isochrony: str
     speech_rate: float | None
     # a dubbing n-best's ranking (a run-settings record written before it: the estimate)
-    rank_by: str = "estimate"
+    rank_by: str | None = "estimate"
     lines: int | None
     cps: float | None
     model: Path | None

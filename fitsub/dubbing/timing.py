@@ -35,13 +35,18 @@ class SpokenTimer:
         self._source: dict[str, float] = {}
 
     def seconds(self, text: str) -> float:
-        """A dubbed line's synthesized duration (edge silence trimmed)."""
+        """A dubbed line's synthesized duration (edge silence trimmed); 0 for a text with
+        nothing to speak (no letter or digit: a model's empty candidate)."""
+        if not any(ch.isalnum() for ch in text):
+            return 0.0
         if text not in self._target:
             self._target[text] = synthesize_seconds(text, self.lang, wpm=self.wpm)
         return self._target[text]
 
     def source_seconds(self, text: str) -> float:
-        """A source line's synthesized duration, as dub-check speaks it."""
+        """A source line's synthesized duration, as dub-check speaks it (0: nothing to speak)."""
+        if not any(ch.isalnum() for ch in text):
+            return 0.0
         if text not in self._source:
             self._source[text] = synthesize_seconds(text, self.src_lang)
         return self._source[text]

@@ -33,6 +33,7 @@ from fitsub.quality.registry import (
     DROPPED_CONTENT,
     FLAG_NAMES,
     MEANING_REVERSED,
+    OVER_BUDGET,
     UNTRANSLATED,
 )
 from fitsub.quality.sentence_end import dangling_end
@@ -62,6 +63,7 @@ class SegmentResult:
     quality: float | None = None  # estimated quality in [0, 1] (`fitsub.quality.score`); None: none
     window: SpeechWindow | None = None  # dubbing budgets: the cue's speaking window
     syllables: int | None = None  # dubbing budgets: the fitted text's syllables (espeak-ng)
+    spoken: bool | None = None  # dubbing budgets: whether the window takes the fitted text
     alternatives: tuple[Alternative, ...] = ()  # what the reviewer may pick instead (one cue)
 
     @property
@@ -81,11 +83,12 @@ class SegmentResult:
 
     @property
     def fits(self) -> bool:
-        """Whether the fitted translation is within its budget (and, under a dubbing budget,
-        its syllables within the speaking window)."""
+        """Whether the fitted translation is within its budget (under a dubbing budget:
+        inside the speaking window, `spoken`, and the narrow window's characters)."""
         if self.budget is not None and self.window is not None and self.syllables is not None:
             low, high = self.window.min_syllables, self.window.max_syllables
-            return self.fitted_chars <= self.budget.chars and low <= self.syllables <= high
+            inside = low <= self.syllables <= high if self.spoken is None else self.spoken
+            return inside and (not self.window.capped or self.fitted_chars <= self.budget.chars)
         return self.budget is None or self.fitted_chars <= self.budget.chars
 
     @property
@@ -240,7 +243,12 @@ def assemble(
         results = [
             r
             if p.window is None or r.budget is None
-            else dataclasses.replace(r, window=p.window, syllables=speech.syllables(r.fitted))
+            else dataclasses.replace(
+                r,
+                window=p.window,
+                syllables=speech.syllables(r.fitted),
+                spoken=speech.accepts(r.source, r.fitted, p.window),
+            )
             for r, p in zip(results, planned, strict=True)
         ]
     flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang, links=links)
@@ -283,11 +291,18 @@ def flag_segments(
             source=r.source,
             fitted=r.fitted,
             unconstrained=r.unconstrained,
-            budget_chars=r.budget.chars,
+            budget_chars=r.budget.chars if r.window is None or r.window.capped else None,
             model_fits=r.model_fits or r.fits,  # a fallback that fits is over no budget
             known=vocab,
             tgt_lang=lang,
         )
+        if r.window is not None and not r.window.capped:  # a band window: said in seconds
+            flags = [
+                Flag(OVER_BUDGET, f"outside the speaking window {r.window.describe('seconds')}")
+                if f.name == OVER_BUDGET
+                else f
+                for f in flags
+            ]
         lost = [w for w in lost_words.get(r.group, []) if w in words_of(r.source)]
         if links is not None and r.group < 0 and r.unconstrained is not None:
             lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)

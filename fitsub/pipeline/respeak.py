@@ -8,8 +8,11 @@ syllable (`fitsub.budget.speech`); a line whose words run long or short per syll
 Its closest candidate's syllables tell by how much: the character cap and lower bound are
 scaled by target ÷ counted syllables and the model asked once more (the length-controlled model
 can be asked for more characters as readily as for fewer). A candidate of the new n-best inside
-the window (its syllables, the measure that decides) and the scaled character cap replaces the
-miss, closest to the target first; otherwise the miss stays, flagged.
+the window (`Fitter.in_window`, the measure that decides) replaces the miss, closest to the
+target first, if it passes the gates `fitsub.pipeline.run.choose` holds every pick to: no word
+cut against the unconstrained translation, no sentence ended mid-phrase, no more English words
+than it, no stray sign (`stray_marks`); otherwise the miss stays, flagged. (Before issue 60's
+window, a second ask's candidate was held to none of them: "Scusa, io non l" shipped.)
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from fitsub.pipeline.run import Fitter, Runner
+from fitsub.pipeline.run import Fitter, Runner, stray_marks
 from fitsub.pipeline.share import SINGLE, CueTexts
-from fitsub.pipeline.work import Unit
+from fitsub.pipeline.work import Unit, whole_words
+from fitsub.quality.sentence_end import dangling_end
 
 
 def _corrected(u: Unit, syllables: int, spread: float = 1.0) -> Unit | None:
@@ -34,7 +38,10 @@ def _corrected(u: Unit, syllables: int, spread: float = 1.0) -> Unit | None:
     if cap == window.max_chars:
         return None
     low = min(cap, math.ceil(window.min_chars * scale))
-    new = dataclasses.replace(window, max_chars=cap, min_chars=low)
+    asked = (
+        0 if not window.target_chars else min(cap, max(1, math.floor(window.target_chars * scale)))
+    )
+    new = dataclasses.replace(window, max_chars=cap, min_chars=low, target_chars=asked)
     return dataclasses.replace(u, window=new, budget=cap)
 
 
@@ -69,15 +76,21 @@ def respeak(runner: Runner, units: Sequence[Unit], fitter: Fitter, out: CueTexts
     for u, asks in again:
         pool = [(f, c) for f in asks for c in next(answers)]
         pool.sort(key=lambda fc: fitter.off_target(u, fc[0].restored(fc[1])))
+        free = out.free.get(u.cues[0], {}).get(u.turn)
+        whole = whole_words(u.source, free, fitter.known)
+        english = fitter.english(u, free) if free is not None else 0
         for fixed, cand in pool:
             text, lost = u.shield.restore(cand.text)
-            if not u.shield.complete(cand.text):
+            if not (u.shield.complete(cand.text) and whole(text)) or stray_marks(u.source, text):
+                continue
+            if fitter.english(u, text) > english:
+                continue
+            if dangling_end(u.source, text, fitter.fit.lang) is not None:
                 continue
             parts, _ = fitter.parts(fixed, text)  # the corrected budget, the same window
             if parts is None:
                 continue
             out.model_fits[u.cues[0]] = True
-            free = out.free.get(u.cues[0], {}).get(u.turn)
             out.accept(u, parts, fits=True, lost=lost, free=free, path=SINGLE)
             fitted += 1
             break

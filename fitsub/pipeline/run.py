@@ -48,6 +48,14 @@ NBEST = 5  # candidates asked for: the best one may not fit or may cut a word wh
 # each factor in turn (and always shorter than the last translation), before cue by cue.
 RETRANSLATE_STEPS: tuple[float, ...] = (0.92, 0.84, 0.76)
 Candidates = list[list[Candidate]]
+STRAY_MARKS = frozenset("#♪♫*~|_^")
+"""Signs a subtitle corpus leaves in a model's output (music, markup) that no one speaks: a
+candidate holding one its source has not is refused (`stray_marks`; "Per tutti. #")."""
+
+
+def stray_marks(source: str, text: str) -> bool:
+    """Whether `text` holds a `STRAY_MARKS` sign that `source` does not."""
+    return any(ch in STRAY_MARKS and ch not in source for ch in text)
 
 
 class Runner:
@@ -108,7 +116,8 @@ class Fitter:
 
     def parts(self, u: Unit, text: str) -> tuple[list[str] | None, str]:
         """The parts of `text` that fit every cue of `u` (None: it does not fit) and the path
-        that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues)."""
+        that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues). Under a band
+        speaking window its characters are no cap: the window's measure decides."""
         n = char_length(text)
         if not self.in_window(u, text):
             return None, ""
@@ -120,12 +129,13 @@ class Fitter:
             return None, ""
         if len(u.cues) > 1:
             return self.fit.share(u, text)
-        if n > u.budget or (u.line is not None and n > u.line):
+        capped = u.window is None or u.window.capped
+        if (capped and n > u.budget) or (u.line is not None and n > u.line):
             return None, ""
         prot = self.fit.planned[u.cues[0]].protected
         if prot is not None and prot.is_dialogue:  # a turn: its cue is laid out turn by turn
             return [text], SINGLE
-        chars = None if u.window is None else u.budget  # dubbing: the window's characters
+        chars = None if u.window is None else u.budget if capped else max(u.budget, n)
         return ([text], SINGLE) if self.fit.part_fits(u.cues[0], text, chars) else (None, "")
 
     def english(self, u: Unit, text: str) -> int:
@@ -140,11 +150,11 @@ class Fitter:
         return sum(w in english for w in words_of(text))
 
     def in_window(self, u: Unit, text: str) -> bool:
-        """Whether `text`'s syllables are inside `u`'s speaking window (no window: True)."""
+        """Whether `text` is inside `u`'s speaking window (`SpeechBudgeter.accepts`: its
+        syllables, or espeak-ng's duration; no window: True)."""
         if u.window is None or self.speech is None:
             return True
-        syllables = self.speech.syllables(text)
-        return u.window.min_syllables <= syllables <= u.window.max_syllables
+        return self.speech.accepts(u.source, text, u.window)
 
     def off_target(self, u: Unit, text: str) -> float:
         """How far `text` is from `u`'s window: its target syllables, or with `--rank-by
@@ -265,7 +275,7 @@ def choose(
         pool.sort(key=lambda c: fitter.off_target(u, u.restored(c)))
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
-        if not (u.shield.complete(cand.text) and whole(text)):
+        if not (u.shield.complete(cand.text) and whole(text)) or stray_marks(u.source, text):
             continue
         if fitter.english(u, text) > english:  # never more English than the free translation
             continue
@@ -277,7 +287,13 @@ def choose(
                 continue
             out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
-    kept = [c for c in pool if u.shield.complete(c.text) and whole(u.restored(c))] or pool
+    kept = [
+        c
+        for c in pool
+        if u.shield.complete(c.text)
+        and whole(u.restored(c))
+        and not stray_marks(u.source, u.restored(c))
+    ] or pool
     if cut is not None and not any(ends_well(u.restored(c)) for c in kept):
         out.accept(u, cut[0], fits=True, lost=cut[2], free=free_text, path=cut[1])
         return None  # every candidate is cut mid-phrase: the one that fits, flagged

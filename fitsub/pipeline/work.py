@@ -57,6 +57,8 @@ class Unit:
         target = (
             room if self.asked is None else min(room, self.asked.chars - self.shield.extra_chars)
         )
+        if self.window is not None:  # the target's characters, under the window's top
+            target = min(target, self.window.asked_chars - self.shield.extra_chars)
         return Request(self.shield.text, max(target, low or 1), room, low, lexicon=True)
 
     def restored(self, cand: Candidate) -> str:

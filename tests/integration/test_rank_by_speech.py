@@ -52,8 +52,10 @@ class FixedBackend:
 
 
 def dubbed(rank_by: str) -> tuple[str, SpeechBudgeter]:
+    """The cue dubbed under the narrow window (0.9-1.0 ×, judged by syllables): every FITTED
+    candidate inside it, so the ranking alone decides."""
     doc = parse_document(SRT, "srt")
-    speech = SpeechBudgeter("seconds", lang="it", isochrony="cue", rank_by=rank_by)
+    speech = SpeechBudgeter("seconds", lang="it", isochrony="cue", rank_by=rank_by, shape="narrow")
     limits = dataclasses.replace(limits_for("it"), reading_speed=False)  # as `with_speech`
     opts = TranslateOptions(lang="it", limits=limits, speech=speech, quality=False)
     result = translate_document(doc, FixedBackend(), opts)
