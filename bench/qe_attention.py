@@ -51,7 +51,7 @@ def main() -> None:
             for attention in (False, True):
                 t0 = time.process_time()
                 for b in batches:
-                    backend._forced(b, attention=attention)
+                    backend.decoder.forced(b, attention=attention)
                 times[attention].append(time.process_time() - t0)
     plain, hooked = statistics.median(times[False]), statistics.median(times[True])
     print(

@@ -11,7 +11,7 @@ from cli_helpers import assert_refused_in_one_line, run, translate_toy_srt
 from factories import tiny_checkpoint
 
 from fitsub.backend import Request
-from fitsub.nmt import checkpoint
+from fitsub.nmt import model_files
 from fitsub.nmt.backend import NMTBackend
 from fitsub.quality.lexicon import LEXICON_FILE, Lexicon, lexicon_bytes, unknown_words
 
@@ -64,7 +64,7 @@ def test_nothing_satisfies_the_lexicon_the_segment_is_flagged_unknown_word(
 ) -> None:
     # the lexicon alone: without the Italian word list, some of the tiny model's random
     # fragments are listed words ("fitsub.quality.dictionary")
-    monkeypatch.setattr(checkpoint, "with_dictionary", lambda lexicon, lang=None: lexicon)
+    monkeypatch.setattr(model_files, "with_dictionary", lambda lexicon, lang=None: lexicon)
     model = tiny_checkpoint(tmp_path)
     _write(model / LEXICON_FILE, {"qqqq": 1})  # no word the model can write
     code, report = translate_toy_srt(tmp_path, model)
