@@ -83,12 +83,10 @@ class SegmentResult:
 
     @property
     def fits(self) -> bool:
-        """Whether the fitted translation is within its budget (under a dubbing budget:
-        inside the speaking window, `spoken`, and the narrow window's characters)."""
-        if self.budget is not None and self.window is not None and self.syllables is not None:
-            low, high = self.window.min_syllables, self.window.max_syllables
-            inside = low <= self.syllables <= high if self.spoken is None else self.spoken
-            return inside and (not self.window.capped or self.fitted_chars <= self.budget.chars)
+        """Whether the fitted translation is within its budget (dubbing: its window, `spoken`)."""
+        if self.budget is not None and self.window is not None and self.spoken is not None:
+            chars = not self.window.capped or self.fitted_chars <= self.budget.chars  # narrow
+            return self.spoken and chars
         return self.budget is None or self.fitted_chars <= self.budget.chars
 
     @property
@@ -243,13 +241,13 @@ def assemble(
         results = [
             r
             if p.window is None or r.budget is None
-            else dataclasses.replace(
-                r,
-                window=p.window,
-                syllables=speech.syllables(r.fitted),
-                spoken=speech.accepts(r.source, r.fitted, p.window),
-            )
+            else dataclasses.replace(r, window=p.window, syllables=speech.syllables(r.fitted))
             for r, p in zip(results, planned, strict=True)
+        ]
+        accepts = speech.accepts  # whether the window takes each fitted line
+        results = [
+            dataclasses.replace(r, spoken=accepts(r.source, r.fitted, r.window)) if r.window else r
+            for r in results
         ]
     flagged = flag_segments(results, known, lexicon, terms, lang=opts.lang, links=links)
     return TranslationResult(doc.with_texts(new_texts), flagged, _warnings(planned, got, results))
@@ -297,12 +295,8 @@ def flag_segments(
             tgt_lang=lang,
         )
         if r.window is not None and not r.window.capped:  # a band window: said in seconds
-            flags = [
-                Flag(OVER_BUDGET, f"outside the speaking window {r.window.describe('seconds')}")
-                if f.name == OVER_BUDGET
-                else f
-                for f in flags
-            ]
+            note = f"outside the speaking window {r.window.describe('seconds')}"
+            flags = [Flag(OVER_BUDGET, note) if f.name == OVER_BUDGET else f for f in flags]
         lost = [w for w in lost_words.get(r.group, []) if w in words_of(r.source)]
         if links is not None and r.group < 0 and r.unconstrained is not None:
             lost = lost_by_fitting(r.source, r.fitted, r.unconstrained, links)

@@ -8,7 +8,7 @@ syllable (`fitsub.budget.speech`); a line whose words run long or short per syll
 Its closest candidate's syllables tell by how much: the character cap and lower bound are
 scaled by target ÷ counted syllables and the model asked once more (the length-controlled model
 can be asked for more characters as readily as for fewer). A candidate of the new n-best inside
-the window (`Fitter.in_window`, the measure that decides) replaces the miss, closest to the
+the window (`SpeechBudgeter.accepts`, the measure that decides) replaces the miss, closest to the
 target first, if it passes the gates `fitsub.pipeline.run.choose` holds every pick to: no word
 cut against the unconstrained translation, no sentence ended mid-phrase, no more English words
 than it, no stray sign (`stray_marks`); otherwise the miss stays, flagged. (Before issue 60's
@@ -21,10 +21,10 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from fitsub.pipeline.run import Fitter, Runner, stray_marks
+from fitsub.pipeline.run import Fitter, Runner
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.work import Unit, whole_words
-from fitsub.quality.sentence_end import dangling_end
+from fitsub.quality.sentence_end import dangling_end, stray_marks
 
 
 def _corrected(u: Unit, syllables: int, spread: float = 1.0) -> Unit | None:

@@ -39,7 +39,7 @@ from fitsub.pipeline.work import Unit, known_words, make_unit, whole_words, with
 from fitsub.quality.dictionary import Dictionary, english_left
 from fitsub.quality.flags import segment_flags
 from fitsub.quality.lexicon import Lexicon, unknown_words, words_of
-from fitsub.quality.sentence_end import dangling_end
+from fitsub.quality.sentence_end import dangling_end, stray_marks
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -48,14 +48,6 @@ NBEST = 5  # candidates asked for: the best one may not fit or may cut a word wh
 # each factor in turn (and always shorter than the last translation), before cue by cue.
 RETRANSLATE_STEPS: tuple[float, ...] = (0.92, 0.84, 0.76)
 Candidates = list[list[Candidate]]
-STRAY_MARKS = frozenset("#♪♫*~|_^")
-"""Signs a subtitle corpus leaves in a model's output (music, markup) that no one speaks: a
-candidate holding one its source has not is refused (`stray_marks`; "Per tutti. #")."""
-
-
-def stray_marks(source: str, text: str) -> bool:
-    """Whether `text` holds a `STRAY_MARKS` sign that `source` does not."""
-    return any(ch in STRAY_MARKS and ch not in source for ch in text)
 
 
 class Runner:
@@ -119,12 +111,11 @@ class Fitter:
         that found them (`share.WHOLE` / `RESPLIT` for a sentence across cues). Under a band
         speaking window its characters are no cap: the window's measure decides."""
         n = char_length(text)
-        if not self.in_window(u, text):
-            return None, ""
-        if (
-            u.window is None
-            and self.min_ratio is not None
-            and n < ratio_chars_ceil(self.min_ratio, char_length(u.source))
+        if u.window is not None and self.speech is not None:  # dubbing: inside the window
+            if not self.speech.accepts(u.source, text, u.window):
+                return None, ""
+        elif self.min_ratio is not None and n < ratio_chars_ceil(
+            self.min_ratio, char_length(u.source)
         ):
             return None, ""
         if len(u.cues) > 1:
@@ -148,13 +139,6 @@ class Fitter:
             else set(english_left(u.source, text, d, self.terms))
         )
         return sum(w in english for w in words_of(text))
-
-    def in_window(self, u: Unit, text: str) -> bool:
-        """Whether `text` is inside `u`'s speaking window (`SpeechBudgeter.accepts`: its
-        syllables, or espeak-ng's duration; no window: True)."""
-        if u.window is None or self.speech is None:
-            return True
-        return self.speech.accepts(u.source, text, u.window)
 
     def off_target(self, u: Unit, text: str) -> float:
         """How far `text` is from `u`'s window: its target syllables, or with `--rank-by
@@ -270,12 +254,17 @@ def choose(
     def ends_well(text: str) -> bool:
         return dangling_end(u.source, text, fitter.fit.lang) is None
 
+    def usable(c: Candidate) -> bool:  # its terms kept, no word cut, (dubbing) no stray sign
+        text = u.restored(c)
+        stray = u.window is not None and stray_marks(u.source, text)
+        return u.shield.complete(c.text) and whole(text) and not stray
+
     cut = None  # the first candidate that fits but ends mid-phrase
     if u.window is not None:  # dubbing: the n-best re-ranked by closeness to the window
         pool.sort(key=lambda c: fitter.off_target(u, u.restored(c)))
     for cand in pool:
         text, lost = u.shield.restore(cand.text)
-        if not (u.shield.complete(cand.text) and whole(text)) or stray_marks(u.source, text):
+        if not usable(cand):
             continue
         if fitter.english(u, text) > english:  # never more English than the free translation
             continue
@@ -287,13 +276,7 @@ def choose(
                 continue
             out.accept(u, parts, fits=True, lost=lost, free=free_text, path=path)
             return None
-    kept = [
-        c
-        for c in pool
-        if u.shield.complete(c.text)
-        and whole(u.restored(c))
-        and not stray_marks(u.source, u.restored(c))
-    ] or pool
+    kept = [c for c in pool if usable(c)] or pool
     if cut is not None and not any(ends_well(u.restored(c)) for c in kept):
         out.accept(u, cut[0], fits=True, lost=cut[2], free=free_text, path=cut[1])
         return None  # every candidate is cut mid-phrase: the one that fits, flagged

@@ -134,3 +134,13 @@ def possessive_end(source: str, before: str, word: str, lang: str) -> bool:
         prev = words_of(before)
         return bool(prev) and prev[-1] in DANGLING[lang]
     return True
+
+
+STRAY_MARKS = frozenset("#♪♫*~|_^")
+"""Signs a subtitle corpus leaves in a model's output (music, markup) that no one speaks: the
+pipeline refuses a candidate holding one its source has not (`stray_marks`; "Per tutti. #")."""
+
+
+def stray_marks(source: str, text: str) -> bool:
+    """Whether `text` holds a `STRAY_MARKS` sign that `source` does not."""
+    return any(ch in STRAY_MARKS and ch not in source for ch in text)

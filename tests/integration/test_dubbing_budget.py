@@ -18,7 +18,7 @@ from fitsub.dubbing.speech import SyllableCounter, espeak_available
 from fitsub.errors import InputError
 from fitsub.formats import parse_document
 from fitsub.pipeline import TranslateOptions, translate_document
-from fitsub.pipeline.run import stray_marks
+from fitsub.quality.sentence_end import stray_marks
 
 needs_espeak = pytest.mark.skipif(
     not espeak_available(), reason="espeak-ng is not installed (make espeak)"
