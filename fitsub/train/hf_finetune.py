@@ -110,7 +110,7 @@ def finetune(cfg: FinetuneConfig, pairs: Corpus, callback: Callback | None = Non
         positions.lengths = None
         detach(net)
     net.eval().to("cpu")
-    _save(cfg, net, tok, best, data, steps=steps, loss=loss)
+    _save(cfg, best, data, net=net, tok=tok, steps=steps, loss=loss)
     say({"event": "done", "step": steps, "reason": "end", "out": str(best)})
     return best
 
@@ -269,7 +269,14 @@ def _tensors(
 
 
 def _save(
-    cfg: FinetuneConfig, net: Any, tok: Any, best: Path, data: _Encoded, *, steps: int, loss: float
+    cfg: FinetuneConfig,
+    best: Path,
+    data: _Encoded,
+    *,
+    net: Any,
+    tok: Any,
+    steps: int,
+    loss: float,
 ) -> None:
     """OUT/best: the model (safetensors), its tokenizer and `fitsub.json` (what it learned)."""
     best.mkdir(parents=True)
