@@ -242,11 +242,10 @@ def load_weights(
     q × scale), in eval mode on `device`, and the int8 export's stored tensors (empty for a
     float checkpoint: `quantize_model` rebuilds its int8 layers from them).
 
-    The weights are read one tensor at a time (`_stored_tensor`) and become the model's own
-    (`assign`): the model's freshly allocated parameters are never written (nor counted in the
-    process's memory), so loading holds one float32 copy of the weights and no more (issue 59:
-    before, the stored tensors, their float32 copies and the parameters written from them, all
-    at once: 5 times a float16 file; the en-it model's load peaked 160 MB over what it keeps).
+    The weights are read one tensor at a time (`_stored_tensor`) and copied into the model's
+    parameters, as `load_state_dict(strict=True)` would: loading holds the parameters and one
+    stored tensor (issue 59: before, every stored tensor, its float32 copy and the parameters
+    at once, 5 times a float16 file: the en-it model's load peaked 160 MB over what it keeps).
     """
     d = Path(path)
     try:
@@ -254,36 +253,53 @@ def load_weights(
             model = build(cfg, tokenizer)
     except ValueError as err:
         raise InputError(d, f"checkpoint does not match its tokenizer: {err}") from err
+    params = model.state_dict()  # name -> the parameter's own storage
     try:
         with safe_open(str(d / WEIGHTS), framework="pt") as stored:
             names = list(stored.keys())
-        state = {k: _float32(_stored_tensor(d / WEIGHTS, k)) for k in names}
+        scaled = {k[: -len("_scale")] for k in names if k.endswith(".weight_scale")}
+        int8_state = {k: _stored_tensor(d / WEIGHTS, k) for k in names} if scaled else {}
+        _check_names(d / WEIGHTS, set(params), set(names) - {f"{k}_scale" for k in scaled})
+        for name in params:
+            if name in scaled:  # an int8 export: float weights are q * scale
+                q, scale = int8_state[name], int8_state[f"{name}_scale"]
+                _copy_in(d / WEIGHTS, name, params[name], q.float() * scale.float()[:, None])
+            else:
+                _copy_in(d / WEIGHTS, name, params[name], _stored_tensor(d / WEIGHTS, name))
     except (SafetensorError, OSError) as err:
         raise InputError(d / WEIGHTS, f"unreadable weights: {err}") from err
-    exported = any(k.endswith(".weight_scale") for k in names)
-    int8_state = dict(state) if exported else {}
-    for name in {k[: -len("_scale")] for k in names if k.endswith(".weight_scale")}:
-        state[name] = state[name].float() * state.pop(f"{name}_scale")[:, None]  # q * scale
-    try:
-        model.load_state_dict(state, strict=True, assign=True)
-    except RuntimeError as err:
-        first = str(err).strip().splitlines()[0]
-        raise InputError(d / WEIGHTS, f"weights do not match the config: {first}") from err
     model.to(device).eval()
     return model, int8_state
 
 
+def _check_names(path: Path, wanted: set[str], stored: set[str]) -> None:
+    """InputError naming what the model lacks or does not know, as strict loading would."""
+    missing, unexpected = sorted(wanted - stored), sorted(stored - wanted)
+    parts = [f"missing {', '.join(missing[:3])}"] if missing else []
+    parts += [f"unexpected {', '.join(unexpected[:3])}"] if unexpected else []
+    if parts:
+        raise InputError(path, f"weights do not match the config: {'; '.join(parts)}")
+
+
+def _copy_in(path: Path, name: str, param: Tensor, value: Tensor) -> None:
+    """`value` into `param` (float32: a float16 value converts exactly); InputError on a shape
+    the config does not give."""
+    if value.shape != param.shape:
+        raise InputError(
+            path,
+            f"weights do not match the config: {name} is {tuple(value.shape)}, "
+            f"the config makes it {tuple(param.shape)}",
+        )
+    with torch.no_grad():
+        param.copy_(value)
+
+
 def _stored_tensor(path: Path, name: str) -> Tensor:
     """One tensor of a safetensors file, the file mapped only while it is read: its pages do not
-    stay in the process's memory beside the float32 copies (56 MB of the float16 en-it)."""
+    stay in the process's memory beside the parameters (56 MB of the float16 en-it)."""
     with safe_open(str(path), framework="pt") as stored:
         tensor: Tensor = stored.get_tensor(name)
     return tensor
-
-
-def _float32(t: Tensor) -> Tensor:
-    """A stored tensor as the model holds it: floating point as a float32 copy of its own."""
-    return t.to(torch.float32, copy=True) if t.is_floating_point() else t
 
 
 def load_checkpoint(
