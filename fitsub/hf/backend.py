@@ -54,7 +54,7 @@ from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import pair_links
 from fitsub.units import char_length, chars_to_no_space, subword_target
 
-DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.backend`'s)
+DROPOUT_SEED = 0  # Monte-Carlo dropout masks of `score_outputs` (as `fitsub.nmt.torch_decoder`'s)
 
 
 class HFBackend:
