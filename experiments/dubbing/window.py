@@ -15,12 +15,16 @@ or `narrow`, judged `--by estimate` or `speech`) and sums up what each run reach
 
 `lines` writes `dev/opensubtitles` lines FIRST-LAST of the first half (1-based, as the earlier
 sections count them; empty English lines left out) to `OUT/fresh.en.txt` and the references to
-`OUT/fresh.LANG.txt` (build/, never committed: ../shared/data's text). `summary` prints one JSON
-row: over-budget flags, lines with a timing flag, espeak-ng and festival within ±15 %, the
-estimated speaking time within ±10 % (syllables ÷ rate against the source's, what the window
-targets; and the pause-aware `speaking_seconds`), and BLEU of the fitted and the unconstrained
-lines against the references. experiments/dubbing/window.sh runs every row of
-docs/results/dubbing.md's section "The window as wide as the judge's band".
+`OUT/fresh.LANG.txt` (build/, never committed: ../shared/data's text); where the first half ends
+before LAST (German 562 lines, French 746), `--extra 251-400` fills up to LAST-FIRST+1 lines from
+the first half's lines no dubbing study used (1-250 are the training run's dev, 401-560 the
+selection lines of "Pauses" and after). `summary` prints one JSON row: over-budget flags, lines
+with a timing flag, espeak-ng and festival within ±15 %, the estimated speaking time within ±10 %
+(syllables ÷ rate against the source's, what the window targets; and the pause-aware
+`speaking_seconds`), lines with a flag on the words (`QUALITY`), and BLEU of the fitted and the
+unconstrained lines against the references. `paired` tests the BLEU differences (paired
+bootstrap). experiments/dubbing/window.sh runs every row of docs/results/dubbing.md's sections
+"The window as wide as the judge's band" and "German, French, Spanish under the new window".
 """
 
 from __future__ import annotations
@@ -33,20 +37,35 @@ from pathlib import Path
 from typing import Any
 
 
-def write_lines(data: Path, lang: str, first: int, last: int, out: Path) -> None:
+def write_lines(
+    data: Path, lang: str, first: int, last: int, out: Path, extra: tuple[int, int] | None = None
+) -> None:
+    """Lines FIRST-LAST of the first half; where the half ends before LAST (German, French), lines
+    of EXTRA (1-based, both ends in) fill up to LAST-FIRST+1, in file order (EXTRA's first)."""
     base = data / f"en-{lang}" / "dev" / "opensubtitles"
     en = base.with_suffix(".en").read_text(encoding="utf-8").splitlines()
     tgt = base.with_suffix(f".{lang}").read_text(encoding="utf-8").splitlines()
     half = len(en) // 2
-    pairs = [
-        (e, t)
-        for e, t in zip(en[:half][first - 1 : last], tgt[:half][first - 1 : last], strict=True)
-        if e.strip()
-    ]
+    numbers = list(range(first, min(last, half) + 1))
+    if extra is not None and len(numbers) < last - first + 1:
+        more = range(extra[0], min(extra[1], half) + 1)
+        numbers = [k for k in more if k not in numbers][: last - first + 1 - len(numbers)] + numbers
+    pairs = [(en[k - 1], tgt[k - 1]) for k in numbers if en[k - 1].strip()]
     out.mkdir(parents=True, exist_ok=True)
     (out / "fresh.en.txt").write_text("\n".join(e for e, _ in pairs) + "\n", encoding="utf-8")
     (out / f"fresh.{lang}.txt").write_text("\n".join(t for _, t in pairs) + "\n", encoding="utf-8")
-    print(f"{len(pairs)} lines ({first}-{last} of the first half of {half})")
+    spans = _spans(numbers)
+    print(f"{len(pairs)} lines ({spans} of the first half of {half})")
+
+
+def _spans(numbers: list[int]) -> str:
+    runs: list[list[int]] = []
+    for k in numbers:
+        if runs and k == runs[-1][1] + 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return ", ".join(f"{a}-{b}" for a, b in runs)
 
 
 def translate(shape: str, by: str, argv: list[str]) -> None:
@@ -59,6 +78,9 @@ def translate(shape: str, by: str, argv: list[str]) -> None:
     }
     speech.WINDOW_BY["speech"] = "speech" if by == "speech" else "estimate"
     main(["translate", *argv])
+
+
+QUALITY = ("low-quality", "dropped-content", "repeated-token")  # flags of the words, not the time
 
 
 def _within(ratios: list[float | None], band: float) -> float:
@@ -103,6 +125,9 @@ def summary(source: Path, report: Path, check: Path, ref: Path | None, lang: str
         ],
         "est_within10_pct": round(_within(est, 0.10), 1),
         "est_pauses_within10_pct": round(_within(est_p, 0.10), 1),
+        "quality_flag_pct": round(
+            100 * sum(any(f["name"] in QUALITY for f in r["flags"]) for r in rows) / n, 1
+        ),
         "mean_abs_log_espeak": round(
             sum(abs(math.log(x["ratio"])) for x in lines if x["ratio"]) / n, 3
         ),
@@ -124,6 +149,29 @@ def summary(source: Path, report: Path, check: Path, ref: Path | None, lang: str
     return out
 
 
+def paired(ref: Path, reports: list[Path]) -> dict[str, Any]:
+    """Paired bootstrap (sacrebleu `PairedTest`, 1,000 samples) of each run's fitted lines against
+    the first's (the baseline), and of the unconstrained lines (the first report's) against it."""
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    refs = ref.read_text(encoding="utf-8").splitlines()
+    segs = [
+        [s for s in json.loads(r.read_text(encoding="utf-8"))["segments"] if s["translated"]]
+        for r in reports
+    ]
+    named = [
+        (r.stem.split(".")[1], [s["fitted"] for s in g]) for r, g in zip(reports, segs, strict=True)
+    ]
+    named.append(("unconstrained", [s["unconstrained"] or s["fitted"] for s in segs[0]]))
+    test = PairedTest(named, {"BLEU": BLEU()}, [refs], test_type="bs", n_samples=1000)
+    _, sigs = test()
+    out: dict[str, Any] = {"baseline": named[0][0]}
+    for (name, _), res in zip(named[1:], sigs["BLEU"][1:], strict=True):
+        out[name] = {"bleu": round(res.score, 2), "p": res.p_value, "ci": round(float(res.ci), 2)}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -133,6 +181,9 @@ def main() -> None:
     a.add_argument("--first", type=int, default=561)
     a.add_argument("--last", type=int, default=760)
     a.add_argument("--out", type=Path, default=Path("build/win60"))
+    a.add_argument(
+        "--extra", default=None, help="A-B: lines that fill up where the first half is shorter"
+    )
     b = sub.add_parser("translate")
     b.add_argument("--shape", choices=("band", "narrow"), default="band")
     b.add_argument("--by", choices=("estimate", "speech"), default="speech")
@@ -144,12 +195,21 @@ def main() -> None:
     c.add_argument("--ref", type=Path, default=None)
     c.add_argument("--lang", default="it")
     c.add_argument("--name", default="")
+    d = sub.add_parser("paired")
+    d.add_argument("--ref", type=Path, required=True)
+    d.add_argument("reports", type=Path, nargs="+", help="the baseline's report first")
     args = ap.parse_args()
     if args.cmd == "lines":
-        write_lines(args.data, args.lang, args.first, args.last, args.out)
+        extra = None
+        if args.extra:
+            a_, b_ = args.extra.split("-")
+            extra = (int(a_), int(b_))
+        write_lines(args.data, args.lang, args.first, args.last, args.out, extra)
     elif args.cmd == "translate":
         rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
         translate(args.shape, args.by, rest)
+    elif args.cmd == "paired":
+        print(json.dumps(paired(args.ref, args.reports)))
     else:
         row = {"name": args.name, "lang": args.lang}
         row |= summary(args.source, args.report, args.check, args.ref, args.lang)

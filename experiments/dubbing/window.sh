@@ -3,6 +3,8 @@
 # section of that name. DATA=../shared/data OLD=/work/old60 (a worktree of the release before:
 # git worktree add --detach /work/old60 bcca41f) LANGS="it" SETS="scene fresh" VARIANTS="..."
 # Outputs under build/win60/ (never committed); one JSON row a run in build/win60/rows.jsonl.
+# German, French, Spanish (their section): LANGS="fr es de" VARIANTS="old new-speech" OUT=build/win60b;
+# German's and French's first halves end before line 760: --extra fills up from lines 251-400.
 set -euo pipefail
 DATA=${DATA:-../shared/data}
 OLD=${OLD:-/work/old60}
@@ -15,7 +17,8 @@ PY="$PWD/.venv/bin/python"
 export OMP_NUM_THREADS=1
 mkdir -p "$OUT"
 for lang in $LANGS; do
-  "$PY" experiments/dubbing/window.py lines "$DATA" --lang "$lang" --first 561 --last 760 --out "$OUT/$lang"
+  "$PY" experiments/dubbing/window.py lines "$DATA" --lang "$lang" --first 561 --last 760 --extra 251-400 \
+    --out "$OUT/$lang"
   for set in $SETS; do
     if [ "$set" = scene ]; then src="$PWD/samples/dubbing/scene.srt"; ext=srt; ref=(); else
       src="$PWD/$OUT/$lang/fresh.en.txt"; ext=txt; ref=(--ref "$OUT/$lang/fresh.$lang.txt"); fi
