@@ -54,6 +54,12 @@ LengthDropout = Annotated[
     float,
     typer.Option("--length-dropout", help="Share of rows trained without a length."),
 ]
+TokenDropout = Annotated[
+    float,
+    typer.Option(
+        "--token-dropout", help="Share of rows trained without a length token (tok+ methods)."
+    ),
+]
 Size = Annotated[str, typer.Option("--size", help=f"Model size preset: {', '.join(SIZES)}.")]
 DModel = Annotated[int | None, typer.Option("--d-model", help="Override the preset's model width.")]
 Layers = Annotated[
@@ -168,6 +174,7 @@ def train_cmd(
     noise_mode: NoiseMode = _D.model.noise_mode,
     length_unit: LengthUnitFlag = _D.model.length_unit,
     length_dropout: LengthDropout = _D.model.length_dropout,
+    token_dropout: TokenDropout = _D.model.token_dropout,
     size: Size = "small",
     d_model: DModel = None,
     layers: Layers = None,

@@ -59,6 +59,7 @@ class TrainFlags:
     noise_mode: str
     length_unit: str
     length_dropout: float
+    token_dropout: float
     size: str
     d_model: int | None
     layers: str | None
@@ -245,6 +246,7 @@ def _new_run(flags: TrainFlags, shape: tuple[int, int, int, int, int]) -> TrainC
         noise=noise,
         noise_mode=noise_mode,
         length_dropout=length_dropout,
+        token_dropout=flags.token_dropout,
         d_model=d,
         n_heads=heads,
         enc_layers=enc,

@@ -48,6 +48,7 @@ from fitsub.nmt.model_files import (
     resolve_model_dir,
 )
 from fitsub.nmt.retry import ask_shorter
+from fitsub.nmt.token_path import filter_candidates, has_token_path
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import default_threads, rebalance_threads, torch_threads
@@ -132,6 +133,9 @@ class NMTBackend:
         # fitsub's search); `engine_note` for the CLI to say once. The torch model is asked for
         # only to convert the weights (once, into the user's cache).
         self.ct2: Ct2Engine | None
+        # fitted rows first asked of CTranslate2 with the length token (fitsub.nmt.token_path);
+        # `token_served` counts the rows it answered
+        self.token_path, self.token_served = has_token_path(self.cfg), 0
         self.ct2, self.engine_note = open_engine(
             self.model_dir,
             self.cfg,
@@ -228,6 +232,7 @@ class NMTBackend:
             else:
                 todo.append((i, *self._prepare(req)))
         todo = self._on_ct2(requests, todo, n_best, out)
+        todo = self._on_token_path(requests, todo, n_best, out)
         todo.sort(key=lambda r: (self._keeps_lexicon(requests[r[0]]), len(r[1])))
         for start in range(0, len(todo), self.batch_size):
             rebalance_threads()  # the cores free now, unless --threads chose (fitsub.threads)
@@ -260,6 +265,30 @@ class NMTBackend:
                 else [Candidate(self.tokenizer.decode(ids), sc, True) for ids, sc in hyps]
             )
         return [r for r in todo if r not in free]
+
+    def _on_token_path(
+        self, requests: Sequence[Request], todo: list[Row], n_best: int, out: list[list[Candidate]]
+    ) -> list[Row]:
+        """Answer the fitted rows of `todo` whose length-token n-best on CTranslate2 holds a
+        candidate within their bounds (`fitsub.nmt.token_path`) into `out`; the others stay for
+        fitsub's search."""
+        fitted = [r for r in todo if r[3] is not None]
+        if self.ct2 is None or not self.token_path or not fitted:
+            return todo
+        k = max(self.beam, n_best)
+        got = self.ct2.translate_rows([r[1] for r in fitted], k, k, self.batch_size)
+        served: set[int] = set()
+        for r, hyps in zip(fitted, got, strict=True):
+            if hyps is None:
+                continue
+            req = requests[r[0]]
+            texts = [(self.tokenizer.decode(ids), sc) for ids, sc in hyps]
+            cands = filter_candidates(req, texts, r[3], self.length_weight, self.lexicon)
+            if cands:
+                out[r[0]] = cands[:n_best]
+                served.add(r[0])
+        self.token_served += len(served)
+        return [r for r in todo if r[0] not in served]
 
     def _free(self, req: Request) -> bool:
         bounds = (req.target_chars, req.max_chars, req.min_chars)

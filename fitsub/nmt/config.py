@@ -86,6 +86,9 @@ class ModelConfig:
     noise: int = 0  # training-time perturbation window size k
     noise_mode: str = "symmetric"  # "symmetric": [-k, k] (Oka 2020); "positive": [0, k] (Oka 2021)
     length_dropout: float = 0.0  # share of training examples given no length signal
+    # share of training examples given no length token (token methods; drawn apart from
+    # `length_dropout`, so the token alone, the length alone, both and neither are all trained)
+    token_dropout: float = 0.0
     # Length-token thresholds on the target/source character ratio (Lakew): ratio < t_short is
     # <short>, ratio > t_long is <long>, else <normal>. Taken from the training data.
     length_thresholds: tuple[float, float] | None = None

@@ -10,8 +10,9 @@ scaled by target ÷ counted syllables and the model asked once more (the length-
 can be asked for more characters as readily as for fewer). A candidate of the new n-best inside
 the window (`SpeechBudgeter.accepts`, the measure that decides) replaces the miss, closest to the
 target first, if it passes the gates `fitsub.pipeline.run.choose` holds every pick to: no word
-cut against the unconstrained translation, no sentence ended mid-phrase, no more English words
-than it, no stray sign (`stray_marks`); otherwise the miss stays, flagged. (Before issue 60's
+cut against the unconstrained translation, no sentence ended mid-phrase, repeated or left
+without its end (`degenerate`), no more English words than it, no stray sign (`stray_marks`);
+otherwise the miss stays, flagged. (Before issue 60's
 window, a second ask's candidate was held to none of them: "Scusa, io non l" shipped.)
 """
 
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from fitsub.pipeline.run import Fitter, Runner
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.work import Unit, whole_words
-from fitsub.quality.sentence_end import dangling_end, stray_marks
+from fitsub.quality.sentence_end import degenerate, stray_marks
 
 
 def _corrected(u: Unit, syllables: int, spread: float = 1.0) -> Unit | None:
@@ -85,7 +86,7 @@ def respeak(runner: Runner, units: Sequence[Unit], fitter: Fitter, out: CueTexts
                 continue
             if fitter.english(u, text) > english:
                 continue
-            if dangling_end(u.source, text, fitter.fit.lang) is not None:
+            if degenerate(u.source, text, fitter.fit.lang, speech=True) is not None:
                 continue
             parts, _ = fitter.parts(fixed, text)  # the corrected budget, the same window
             if parts is None:

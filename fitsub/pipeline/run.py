@@ -39,7 +39,7 @@ from fitsub.pipeline.work import Unit, known_words, make_unit, whole_words, with
 from fitsub.quality.dictionary import Dictionary, english_left
 from fitsub.quality.flags import segment_flags
 from fitsub.quality.lexicon import Lexicon, unknown_words, words_of
-from fitsub.quality.sentence_end import dangling_end, stray_marks
+from fitsub.quality.sentence_end import degenerate, stray_marks
 from fitsub.units import char_length, ratio_chars_ceil, ratio_chars_floor
 
 Progress = Callable[[int, int], None]
@@ -251,8 +251,8 @@ def choose(
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
     english = fitter.english(u, free_text) if free_text is not None else 0
 
-    def ends_well(text: str) -> bool:
-        return dangling_end(u.source, text, fitter.fit.lang) is None
+    def ends_well(text: str) -> bool:  # no phrase, mark or (dubbing) line left open, no repeat
+        return degenerate(u.source, text, fitter.fit.lang, speech=u.window is not None) is None
 
     def usable(c: Candidate) -> bool:  # its terms kept, no word cut, (dubbing) no stray sign
         text = u.restored(c)

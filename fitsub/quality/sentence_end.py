@@ -144,3 +144,69 @@ pipeline refuses a candidate holding one its source has not (`stray_marks`; "Per
 def stray_marks(source: str, text: str) -> bool:
     """Whether `text` holds a `STRAY_MARKS` sign that `source` does not."""
     return any(ch in STRAY_MARKS and ch not in source for ch in text)
+
+
+# Degenerate lines (issue 60: dubbing lines of the right spoken length that no one can say):
+# a word or a group of up to `REPEAT_SPAN` words said twice in a row inside one clause
+# ("sull'immigrazione sull'immigrazione", "la la"; "lo facciamo, lo facciamo" is rhetoric), a Spanish "¿" / "¡" or a bracket left open, and, where the
+# source closes its sentence, a line with no closing mark at all ("…que la semana", "- Nein,
+# das": the search's budget ended it, not the model).
+REPEAT_SPAN = 3
+_PAIRS = (("¿", "?"), ("¡", "!"), ("(", ")"), ("«", "»"), ("[", "]"))
+_END_MARKS = ".!?…:;"
+_CLAUSE = re.compile(r"[,.;:!?…—–]|\s-\s")
+
+
+def repeated_words(source: str, text: str) -> str | None:
+    """The words `text` says twice in a row when `source` repeats none ("No, no!" may be "No,
+    no!"; "Sail away, sail away" too), else None."""
+    if _doubled(words_of(source)) is not None:
+        return None
+    for clause in _CLAUSE.split(text):  # "lo facciamo, lo facciamo": said so on purpose
+        again = _doubled(words_of(clause))
+        if again is not None:
+            return again
+    return None
+
+
+def _doubled(words: list[str]) -> str | None:
+    """The first group of up to `REPEAT_SPAN` words said twice in a row, else None."""
+    for n in range(1, REPEAT_SPAN + 1):
+        for i in range(len(words) - 2 * n + 1):
+            if words[i : i + n] == words[i + n : i + 2 * n]:
+                return " ".join(words[i : i + n])
+    return None
+
+
+def unbalanced_marks(source: str, text: str) -> str | None:
+    """An opening mark (`¿ ¡ ( « [`) `text` leaves without its closing one, where `source` has
+    none left open, else None."""
+    for opening, closing in _PAIRS:
+        if text.count(opening) > text.count(closing) and not (
+            source.count(opening) > source.count(closing)
+        ):
+            return opening
+    return None
+
+
+def open_end(source: str, text: str) -> bool:
+    """Whether `source` closes its sentence and `text` ends with no closing mark at all."""
+    end = text.rstrip().rstrip(_CLOSERS).rstrip()
+    return closes_sentence(source) and bool(end) and end[-1] not in _END_MARKS
+
+
+def degenerate(source: str, text: str, lang: str | None, speech: bool = False) -> str | None:
+    """Why `text` cannot stand as the translation of `source` (a phrase left open, a repeat, a
+    mark left open; under `speech`, dubbing's windows, also a line with no end), else None."""
+    word = dangling_end(source, text, lang)
+    if word is not None:
+        return f"ends on {word!r}"
+    again = repeated_words(source, text)
+    if again is not None:
+        return f"repeats {again!r}"
+    mark = unbalanced_marks(source, text)
+    if mark is not None:
+        return f"leaves {mark!r} open"
+    if speech and open_end(source, text):
+        return "has no end"
+    return None

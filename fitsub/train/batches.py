@@ -64,6 +64,9 @@ class BatchMaker:
             t_short, t_long = m.length_thresholds
             r = e.ratio[idx]
             prefix = self.class_ids[np.where(r < t_short, 0, np.where(r > t_long, 2, 1))]
+            if train and m.token_dropout > 0:
+                no_token = torch.rand(len(idx), generator=gen).numpy() < m.token_dropout
+                prefix = np.where(no_token, -1, prefix)  # -1: this row gets no token
         src = pad_rows(e.src_ids, e.src_off, idx, m.pad_id, prefix=prefix, suffix=m.eos_id)
         tgt_in = pad_rows(
             e.tgt_ids, e.tgt_off, idx, m.pad_id, prefix=np.full(len(idx), m.bos_id, dtype=np.int64)
@@ -136,18 +139,22 @@ def pad_rows(
     prefix: np.ndarray | None = None,
     suffix: int | None = None,
 ) -> np.ndarray:
-    """Rows `idx` as a padded (B, L) int64 matrix: [prefix?] pieces [suffix?] pad…"""
+    """Rows `idx` as a padded (B, L) int64 matrix: [prefix?] pieces [suffix?] pad…
+
+    A prefix entry of -1 leaves that row without one (its pieces start the row)."""
     lens = off[idx + 1] - off[idx]
-    lead = 0 if prefix is None else 1
+    lead = np.zeros(len(idx), dtype=np.int64) if prefix is None else (prefix >= 0).astype(np.int64)
     tail = 0 if suffix is None else 1
-    width = int(lens.max()) + lead + tail
+    width = int((lens + lead).max()) + tail
     out = np.full((len(idx), width), pad, dtype=np.int64)
+    rows = np.arange(len(idx))
     if prefix is not None:
-        out[:, 0] = prefix
-    cols = np.arange(width - lead - tail)
+        out[rows[lead == 1], 0] = prefix[lead == 1]
+    cols = np.arange(int(lens.max()))
     mask = cols[None, :] < lens[:, None]  # (B, L')
     src_pos = off[idx][:, None] + cols[None, :]
-    out[:, lead : width - tail][mask] = ids[src_pos[mask]]
+    dst_col = lead[:, None] + cols[None, :]
+    out[np.broadcast_to(rows[:, None], mask.shape)[mask], dst_col[mask]] = ids[src_pos[mask]]
     if suffix is not None:
-        out[np.arange(len(idx)), lens + lead] = suffix
+        out[rows, lens + lead] = suffix
     return out

@@ -18,7 +18,8 @@ PRECISIONS = ("auto", "bf16", "fp32")
 # The ModelConfig fields a run sets (its flags); `vocab_size` is the SentencePiece size asked for.
 MODEL_FIELDS = (
     "src_lang", "tgt_lang", "method", "length_unit", "noise", "noise_mode", "length_dropout",
-    "d_model", "n_heads", "enc_layers", "dec_layers", "d_ff", "dropout", "vocab_size", "tgt_langs",
+    "token_dropout", "d_model", "n_heads", "enc_layers", "dec_layers", "d_ff", "dropout",
+    "vocab_size", "tgt_langs",
 )  # fmt: skip
 # The run's own fields follow `out_dir` and these in `to_dict`, in this order (config.json's).
 _SAVED_ORDER = (
@@ -181,6 +182,12 @@ class TrainConfig:
             )
         if m.noise < 0 or not 0.0 <= m.length_dropout < 1.0:
             raise InputError(None, "noise must be >= 0 and length dropout in [0, 1)")
+        if not 0.0 <= m.token_dropout < 1.0:
+            raise InputError(None, "must be in [0, 1)", setting="token_dropout")
+        if m.token_dropout > 0 and not m.length_token:
+            raise InputError(
+                None, f"method {m.method} has no length token", setting="token_dropout"
+            )
         if self.max_tokens < 16:
             raise InputError(None, f"must be >= 16, got {self.max_tokens}", setting="max_tokens")
         for name, value in (("update_freq", self.update_freq), ("eval_every", self.eval_every)):

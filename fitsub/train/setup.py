@@ -148,6 +148,7 @@ def run_model_config(
         noise=run.noise,
         noise_mode=run.noise_mode,
         length_dropout=run.length_dropout,
+        token_dropout=run.token_dropout,
         dropout=run.dropout,
     )
     train = prepared.train

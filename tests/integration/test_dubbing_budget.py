@@ -240,12 +240,13 @@ def test_a_miss_with_too_many_syllables_is_asked_again_with_fewer_characters() -
     speech = SpeechBudgeter("seconds", lang="it")  # the estimate's window: the narrow one
     window = speech.window("You could have called me.", None)
     assert (window.min_syllables, window.max_syllables, window.max_chars) == (6, 6, 15)
-    backend = FollowsTheCap(["a e i o a u e", "a e i o a u"])  # 7 syllables / 13 chars, 6 / 11
+    # 7 syllables / 14 chars, 6 / 12 (each ends its sentence, as the source does)
+    backend = FollowsTheCap(["a e i o a u e.", "a e i o a u."])
     opts = TranslateOptions(lang="it", limits=limits_for("it"), speech=speech, quality=False)
     result = translate_document(doc, backend, opts)
     # asked for 15 characters: 7 syllables, a miss; asked again for floor(15 × 5.65 / 7) = 12
     assert 15 in backend.caps and 12 in backend.caps
-    assert result.segments[0].fitted == "a e i o a u" and result.segments[0].fits
+    assert result.segments[0].fitted == "a e i o a u." and result.segments[0].fits
 
 
 DIALOGUE = "1\n00:00:01,000 --> 00:00:04,000\n- I waited at the station until midnight.\n- Sorry.\n"
@@ -300,3 +301,35 @@ def test_a_second_asks_candidate_is_held_to_the_pipelines_gates() -> None:
 def test_a_sign_no_one_speaks_is_refused_unless_the_source_has_it() -> None:
     assert stray_marks("For both. This time.", "Per tutti. #")
     assert not stray_marks("Track #9", "Traccia #9") and not stray_marks("Go.", "Vai.")
+
+
+class Scripted:
+    """The unconstrained translation far too long; under a budget, the given n-best in order."""
+
+    lexicon = links = None
+    name = "scripted"
+
+    def __init__(self, fitted: list[str]) -> None:
+        self.fitted = fitted
+
+    def translate(self, requests: Sequence[Request], n_best: int = 1) -> list[list[Candidate]]:
+        long = "Ne abbiamo parlato per tutta la lunga settimana passata insieme, ogni sera."
+        return [
+            [Candidate(long, -1.0)]
+            if req.max_chars is None
+            else [Candidate(t, -float(i), True) for i, t in enumerate(self.fitted)]
+            for req in requests
+        ]
+
+
+def test_a_fitting_candidate_that_repeats_itself_loses_to_one_that_does_not() -> None:
+    doc = parse_document("1\n00:00:01,000 --> 00:00:03,000\nWe talked about it all week.\n", "srt")
+    opts = TranslateOptions(lang="it", limits=limits_for("it"), quality=False)
+    backend = Scripted(["Ne parlammo la la settimana.", "Ne parlammo tutta la settimana."])
+    got = translate_document(doc, backend, opts).segments[0]
+    assert got.fitted == "Ne parlammo tutta la settimana." and got.fits
+    backend = Scripted(["¿Hablamos toda la semana.", "Hablamos toda la semana."])
+    got = translate_document(
+        doc, backend, TranslateOptions(lang="es", limits=limits_for("es"), quality=False)
+    ).segments[0]
+    assert got.fitted == "Hablamos toda la semana."

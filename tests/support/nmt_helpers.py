@@ -47,7 +47,7 @@ def make_batch(
     tgt_out = torch.full((batch, T), -100)
     lens = torch.zeros(batch, dtype=torch.long)
     for b, (s, t) in enumerate(zip(srcs, tgts, strict=True)):
-        if cfg.length_token:
+        if cfg.length_token and rng.random() >= cfg.token_dropout:
             ratio = len(t) / len(s)
             cls = "<short>" if ratio < 0.85 else "<long>" if ratio > 1.15 else "<normal>"
             ids = [tok.token_id(cls), *s, tok.eos_id]

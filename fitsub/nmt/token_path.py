@@ -1,0 +1,81 @@
+"""The length-token path: fitted rows answered by CTranslate2's n-best, steered by a length token.
+
+A model trained with both length signals, each sometimes absent (`ModelConfig.token_dropout`
+and `length_dropout`: method `tok+ldpe+pe`), has learnt to follow Lakew et al.'s (2019) source
+length token `<short> <normal> <long>` with no LDPE term at all. That is a model CTranslate2 can
+run (`fitsub.nmt.ct2`: the unconstrained pass's network, the token being one more source piece),
+although it cannot hold a character budget inside its beam. So a fitted row is first decoded on
+CTranslate2 with its token (`fitsub.nmt.lengths.length_class` of the requested length), and its
+n-best list filtered by what fitsub's own search guarantees:
+* the hard budget `max_chars` and the lower bound `min_chars`, in the request's bound unit;
+* whole words: a CTranslate2 hypothesis ends with EOS, the model's own end, never a cut word;
+* never an invented word when the request keeps to the lexicon: every word of the candidate is a
+  word of the lexicon or of the source (the rule `fitsub.nmt.lexicon_mask` holds per step).
+The candidates left are ordered by fitsub's n-best key (`fitsub.nmt.ranking.rerank_key`: the
+score less the distance to the requested length). A row with none left (or whose output reached
+its length cap) goes on to fitsub's LDPE search, as every fitted row did before.
+
+`$FITSUB_TOKEN_PATH=off` keeps every fitted row on fitsub's search (the study's comparison,
+bench/).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from fitsub.backend import Candidate, Request
+from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.ranking import rerank_key
+from fitsub.quality.lexicon import Lexicon, words_of
+from fitsub.units import char_length, chars_no_space
+
+TOKEN_PATH_ENV = "FITSUB_TOKEN_PATH"  # "off": fitted rows never go to CTranslate2
+
+
+def has_token_path(cfg: ModelConfig) -> bool:
+    """Whether the model was trained to follow its length token without a length encoding:
+    a token method whose rows were also trained without LDPE (length dropout) and with the token
+    (token dropout < 1), and not switched off by `$FITSUB_TOKEN_PATH`."""
+    if os.environ.get(TOKEN_PATH_ENV, "").lower() in ("0", "off", "no", "false"):
+        return False
+    return cfg.length_token and cfg.token_dropout > 0 and cfg.length_dropout > 0
+
+
+def bound_length(text: str, req: Request) -> int:
+    """The length of `text` in the unit of the request's bounds."""
+    return chars_no_space(text) if req.bounds_without_spaces else char_length(text)
+
+
+def invents_a_word(text: str, source: str, lexicon: Lexicon) -> bool:
+    """Whether `text` holds a word neither the lexicon nor the source has."""
+    own = set(words_of(source))
+    return any(not (w in own or lexicon.knows(w)) for w in words_of(text))
+
+
+def filter_candidates(
+    req: Request,
+    hyps: Sequence[tuple[str, float]],
+    rerank: int | None,
+    length_weight: float,
+    lexicon: Lexicon | None,
+) -> list[Candidate]:
+    """The (text, score) hypotheses of a row that keep to its bounds (and lexicon), ordered by
+    fitsub's n-best key against the re-ranking target `rerank` (in the bounds' unit), best first;
+    empty when none does."""
+    kept: list[tuple[float, Candidate]] = []
+    seen: set[str] = set()
+    for text, score in hyps:
+        n = bound_length(text, req)
+        if not text.strip() or text in seen:
+            continue
+        if req.max_chars is not None and n > req.max_chars:
+            continue
+        if req.min_chars is not None and n < req.min_chars:
+            continue
+        if lexicon is not None and req.lexicon and invents_a_word(text, req.text, lexicon):
+            continue
+        seen.add(text)
+        kept.append((rerank_key(score, n, rerank, length_weight), Candidate(text, score, True)))
+    kept.sort(key=lambda kc: -kc[0])
+    return [c for _, c in kept]
