@@ -14,7 +14,7 @@ paired bootstrap of each system's BLEU against A (sacrebleu's `PairedTest`, 1,00
 Data is read from ../shared at run time, never copied into the project.
 
     python experiments/length-token/study.py --ldpe runs/tok-a-model --tok runs/tok-b-model \
-        --out build/s24/study --n 300 --threads 1
+        --out build/s24/study --n 300 --threads 1 [--only A|B-ldpe|B-token]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from fitsub.metrics.length import fit_rate, length_compliance
 from fitsub.nmt.backend import NMTBackend
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "en-it" / "dev"
+SYSTEMS = ("A", "B-ldpe", "B-token")
 SETTINGS = (
     Setting("unconstrained", "unconstrained", 1.0),
     Setting("iso@1", "iso", 1.0),
@@ -45,10 +46,21 @@ def lines(path: Path, n: int) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()[:n]
 
 
+Outputs = dict[tuple[str, str], tuple[list[str], float, int]]
+
+
 def run_system(
-    model: Path, token_path: bool, sets: dict[str, list[str]], threads: int
-) -> dict[tuple[str, str], tuple[list[str], float, int]]:
-    """(set, setting) -> (outputs, wall seconds, rows the token path answered)."""
+    model: Path, token_path: bool, sets: dict[str, list[str]], threads: int, cache: Path
+) -> Outputs:
+    """(set, setting) -> (outputs, wall seconds, rows the token path answered); kept in `cache`
+    (JSON), so systems can run in parallel processes (`--only`) and be scored together."""
+    if cache.exists():
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        if saved["n"] == len(next(iter(sets.values()))):
+            return {
+                (k["set"], k["setting"]): (k["hyps"], k["seconds"], k["served"])
+                for k in saved["rows"]
+            }
     backend = NMTBackend(model, device="cpu", beam=5, threads=threads)
     backend.token_path = token_path and backend.token_path
     out: dict[tuple[str, str], tuple[list[str], float, int]] = {}
@@ -60,6 +72,13 @@ def run_system(
             wall = time.perf_counter() - start
             out[(name, s.name)] = (hyps, wall, backend.token_served - before)
             print(f"{model} token={token_path} {name} {s.name}: {wall:.0f} s", flush=True)
+    rows = [
+        {"set": k[0], "setting": k[1], "hyps": v[0], "seconds": v[1], "served": v[2]}
+        for k, v in out.items()
+    ]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    n = len(next(iter(sets.values())))
+    cache.write_text(json.dumps({"model": str(model), "n": n, "rows": rows}), encoding="utf-8")
     return out
 
 
@@ -70,14 +89,19 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--n", type=int, default=300)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--only", choices=SYSTEMS, help="translate this system alone (cached)")
     a = ap.parse_args()
     sources = {"ud-pud": "ud-pud", "ted-dev": "mustc-tst-common-a"}
     sets = {k: lines(DATA / f"{v}.en", a.n) for k, v in sources.items()}
     refs = {k: lines(DATA / f"{v}.it", a.n) for k, v in sources.items()}
+    plan = {"A": (a.ldpe, False), "B-ldpe": (a.tok, False), "B-token": (a.tok, True)}
+    if a.only is not None:
+        model, on = plan[a.only]
+        run_system(model, on, sets, a.threads, a.out / f"{a.only}.json")
+        return
     systems = {
-        "A": run_system(a.ldpe, False, sets, a.threads),
-        "B-ldpe": run_system(a.tok, False, sets, a.threads),
-        "B-token": run_system(a.tok, True, sets, a.threads),
+        k: run_system(model, on, sets, a.threads, a.out / f"{k}.json")
+        for k, (model, on) in plan.items()
     }
     rows = []
     for name, srcs in sets.items():
