@@ -92,6 +92,7 @@ def summary(source: Path, report: Path, check: Path, ref: Path | None, lang: str
 
     from fitsub.budget import SPEECH_RATES, speaking_seconds
     from fitsub.dubbing.speech import SyllableCounter
+    from fitsub.quality.sentence_end import degenerate
 
     rows = [
         s for s in json.loads(report.read_text(encoding="utf-8"))["segments"] if s["translated"]
@@ -128,6 +129,13 @@ def summary(source: Path, report: Path, check: Path, ref: Path | None, lang: str
         "quality_flag_pct": round(
             100 * sum(any(f["name"] in QUALITY for f in r["flags"]) for r in rows) / n, 1
         ),
+        # lines no one can say: a phrase, a mark or the line left open, a repeat
+        # (`fitsub.quality.sentence_end.degenerate`, as dubbing's fitting step judges them)
+        "degenerate": [
+            r["fitted"]
+            for r in rows
+            if degenerate(r["source"], r["fitted"].replace("\n", " "), lang, speech=True)
+        ],
         "mean_abs_log_espeak": round(
             sum(abs(math.log(x["ratio"])) for x in lines if x["ratio"]) / n, 3
         ),

@@ -221,10 +221,16 @@ def train_config(flags: TrainFlags) -> TrainConfig:
 
 def _new_run(flags: TrainFlags, shape: tuple[int, int, int, int, int]) -> TrainConfig:
     """A new run's config from the flags, the model's shape `shape` (`model_shape`)."""
-    length = (flags.method, flags.noise, flags.noise_mode, flags.length_dropout)
+    length = (
+        flags.method,
+        flags.noise,
+        flags.noise_mode,
+        flags.length_dropout,
+        flags.token_dropout,
+    )
     if flags.init_from is not None and not flags.resume:
         length = init_method(flags.given, flags.init_from, length, flags.quiet)
-    method, noise, noise_mode, length_dropout = length
+    method, noise, noise_mode, length_dropout, token_dropout = length
     d, heads, enc, dec, ff = shape
     settings = data_settings(
         data=flags.data,
@@ -246,7 +252,7 @@ def _new_run(flags: TrainFlags, shape: tuple[int, int, int, int, int]) -> TrainC
         noise=noise,
         noise_mode=noise_mode,
         length_dropout=length_dropout,
-        token_dropout=flags.token_dropout,
+        token_dropout=token_dropout,
         d_model=d,
         n_heads=heads,
         enc_layers=enc,

@@ -127,9 +127,10 @@ def test_finetune_adds_a_length_method_and_keeps_the_tokenizer(toy: Path, tmp_pa
     ft = tmp_path / "ft"
     args = ["--out", str(ft), "--data", str(toy), *TINY, "--max-steps", "4"]
     args += ["--init-from", str(base / "last"), "--method", "tok+lrpe", "--noise", "2"]
-    assert run_cli(args) == 0
+    assert run_cli([*args, "--token-dropout", "0.25"]) == 0
     meta = json.loads((ft / "last" / "config.json").read_text())
     assert meta["model"]["method"] == "tok+lrpe" and meta["model"]["noise"] == 2
+    assert meta["model"]["token_dropout"] == 0.25
     assert (ft / "last" / "spm.model").read_bytes() == (base / "last" / "spm.model").read_bytes()
     start = load_file(str(base / "last" / "model.safetensors"))
     tuned = load_file(str(ft / "last" / "model.safetensors"))
@@ -143,6 +144,13 @@ def test_finetune_adds_a_length_method_and_keeps_the_tokenizer(toy: Path, tmp_pa
     assert run_cli([*args, "--init-from", str(ft / "last"), "--length-dropout", "0.5"]) == 0
     model = json.loads((ft2 / "last" / "config.json").read_text())["model"]
     assert (model["method"], model["noise"], model["length_dropout"]) == ("tok+lrpe", 2, 0.5)
+    assert model["token_dropout"] == 0.25  # the token's share too
+    # a method without the token drops the token's share it would have taken
+    ft3 = tmp_path / "ft3"
+    args = ["--out", str(ft3), "--data", str(toy), *TINY, "--max-steps", "2"]
+    assert run_cli([*args, "--init-from", str(ft / "last"), "--method", "lrpe"]) == 0
+    model = json.loads((ft3 / "last" / "config.json").read_text())["model"]
+    assert (model["method"], model["token_dropout"]) == ("lrpe", 0.0)
 
 
 def test_early_stopping_and_max_time(toy: Path, tmp_path: Path) -> None:
