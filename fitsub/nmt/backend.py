@@ -36,7 +36,7 @@ from fitsub.device import known_cpu, resolve_device
 from fitsub.errors import InputError
 from fitsub.nmt.config import base_language, target_language
 from fitsub.nmt.ct2 import Ct2Engine, Placement, open_engine
-from fitsub.nmt.lengths import length_class
+from fitsub.nmt.lengths import LENGTH_TOKENS, length_class
 from fitsub.nmt.model_files import (
     AR_ARCHS,
     AR_WRONG_ARCH,
@@ -48,7 +48,7 @@ from fitsub.nmt.model_files import (
     resolve_model_dir,
 )
 from fitsub.nmt.retry import ask_shorter
-from fitsub.nmt.token_path import filter_candidates, has_token_path
+from fitsub.nmt.token_path import filter_candidates, has_token_path, miss_direction, next_token
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import default_threads, rebalance_threads, torch_threads
@@ -270,23 +270,31 @@ class NMTBackend:
         self, requests: Sequence[Request], todo: list[Row], n_best: int, out: list[list[Candidate]]
     ) -> list[Row]:
         """Answer the fitted rows of `todo` whose length-token n-best on CTranslate2 holds a
-        candidate within their bounds (`fitsub.nmt.token_path`) into `out`; the others stay for
-        fitsub's search."""
-        fitted = [r for r in todo if r[3] is not None]
-        if self.ct2 is None or not self.token_path or not fitted:
+        candidate within their bounds (`fitsub.nmt.token_path`) into `out`, asking a row whose
+        candidates all missed one way once more with the next token that way; the others stay
+        for fitsub's search."""
+        if self.ct2 is None or not self.token_path:
             return todo
-        k = max(self.beam, n_best)
-        got = self.ct2.translate_rows([r[1] for r in fitted], k, k, self.batch_size)
+        k, classes = max(self.beam, n_best), [self.tokenizer.token_id(t) for t in LENGTH_TOKENS]
+        asks: list[tuple[Row, list[int]]] = [(r, r[1]) for r in todo if r[3] is not None]
         served: set[int] = set()
-        for r, hyps in zip(fitted, got, strict=True):
-            if hyps is None:
-                continue
-            req = requests[r[0]]
-            texts = [(self.tokenizer.decode(ids), sc) for ids, sc in hyps]
-            cands = filter_candidates(req, texts, r[3], self.length_weight, self.lexicon)
-            if cands:
-                out[r[0]] = cands[:n_best]
-                served.add(r[0])
+        for _ in range(2):  # the row's own token, then the next one the way it missed
+            if not asks:
+                break
+            got = self.ct2.translate_rows([ids for _, ids in asks], k, k, self.batch_size)
+            again: list[tuple[Row, list[int]]] = []
+            for (r, ids), hyps in zip(asks, got, strict=True):
+                if hyps is None:
+                    continue
+                req = requests[r[0]]
+                texts = [(self.tokenizer.decode(h), sc) for h, sc in hyps]
+                cands = filter_candidates(req, texts, r[3], self.length_weight, self.lexicon)
+                if cands:
+                    out[r[0]] = cands[:n_best]
+                    served.add(r[0])
+                elif (moved := next_token(ids, classes, miss_direction(req, texts))) is not None:
+                    again.append((r, moved))
+            asks = again
         self.token_served += len(served)
         return [r for r in todo if r[0] not in served]
 

@@ -12,8 +12,11 @@ n-best list filtered by what fitsub's own search guarantees:
 * never an invented word when the request keeps to the lexicon: every word of the candidate is a
   word of the lexicon or of the source (the rule `fitsub.nmt.lexicon_mask` holds per step).
 The candidates left are ordered by fitsub's n-best key (`fitsub.nmt.ranking.rerank_key`: the
-score less the distance to the requested length). A row with none left (or whose output reached
-its length cap) goes on to fitsub's LDPE search, as every fitted row did before.
+score less the distance to the requested length). Three classes are a coarse signal: a row whose
+candidates all ran past its budget is asked once more with the next shorter token, one whose
+candidates all fell short of its lower bound with the next longer one (`next_token`). A row
+with none left then (or whose output reached its length cap) goes on to fitsub's LDPE search,
+as every fitted row did before.
 
 `$FITSUB_TOKEN_PATH=off` keeps every fitted row on fitsub's search (the study's comparison,
 bench/).
@@ -79,3 +82,27 @@ def filter_candidates(
         kept.append((rerank_key(score, n, rerank, length_weight), Candidate(text, score, True)))
     kept.sort(key=lambda kc: -kc[0])
     return [c for _, c in kept]
+
+
+def miss_direction(req: Request, hyps: Sequence[tuple[str, float]]) -> int:
+    """-1 when every hypothesis ran past the row's budget, +1 when every one fell short of its
+    lower bound, 0 otherwise (something else kept them out: the lexicon, a repeat)."""
+    lengths = [bound_length(text, req) for text, _ in hyps if text.strip()]
+    if not lengths:
+        return 0
+    if req.max_chars is not None and min(lengths) > req.max_chars:
+        return -1
+    if req.min_chars is not None and max(lengths) < req.min_chars:
+        return 1
+    return 0
+
+
+def next_token(ids: Sequence[int], token_ids: Sequence[int], direction: int) -> list[int] | None:
+    """`ids` with its length token (the first id) moved one class `direction` (-1 shorter, +1
+    longer) along `token_ids` (`<short> <normal> <long>`); None past either end or without one."""
+    if not ids or ids[0] not in token_ids or direction == 0:
+        return None
+    k = list(token_ids).index(ids[0]) + direction
+    if not 0 <= k < len(token_ids):
+        return None
+    return [token_ids[k], *ids[1:]]

@@ -130,3 +130,17 @@ def test_fitted_rows_are_answered_on_ctranslate2_within_budget_and_the_rest_sear
     searched = off.translate(asked)
     assert calls == [] and off.token_served == 0
     assert all(len(c[0].text) <= len(t) for c, t in zip(searched, lines, strict=True))
+
+
+def test_a_row_that_missed_one_way_is_asked_with_the_next_token_that_way() -> None:
+    classes = [5, 6, 7]  # <short> <normal> <long>
+    assert token_path.next_token([6, 11, 12, 3], classes, -1) == [5, 11, 12, 3]
+    assert token_path.next_token([6, 11, 12, 3], classes, 1) == [7, 11, 12, 3]
+    assert token_path.next_token([5, 11, 3], classes, -1) is None  # nothing shorter
+    assert token_path.next_token([7, 11, 3], classes, 1) is None
+    assert token_path.next_token([6, 11, 3], classes, 0) is None
+    assert token_path.next_token([11, 3], classes, -1) is None  # no token
+    req = Request("abcdefghij", target_chars=10, max_chars=10, min_chars=8)
+    assert token_path.miss_direction(req, [("abcdefghijk", -1.0), ("abcdefghijklm", -2.0)]) == -1
+    assert token_path.miss_direction(req, [("abc", -1.0), ("abcdefg", -2.0)]) == 1
+    assert token_path.miss_direction(req, [("abc", -1.0), ("abcdefghijklm", -2.0)]) == 0
