@@ -48,7 +48,13 @@ from fitsub.nmt.model_files import (
     resolve_model_dir,
 )
 from fitsub.nmt.retry import ask_shorter
-from fitsub.nmt.token_path import filter_candidates, has_token_path, miss_direction, next_token
+from fitsub.nmt.token_path import (
+    budget_token,
+    filter_candidates,
+    has_token_path,
+    miss_direction,
+    next_token,
+)
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
 from fitsub.threads import default_threads, rebalance_threads, torch_threads
@@ -276,7 +282,11 @@ class NMTBackend:
         if self.ct2 is None or not self.token_path:
             return todo
         k, classes = max(self.beam, n_best), [self.tokenizer.token_id(t) for t in LENGTH_TOKENS]
-        asks: list[tuple[Row, list[int]]] = [(r, r[1]) for r in todo if r[3] is not None]
+        asks: list[tuple[Row, list[int]]] = [
+            (r, [self.tokenizer.token_id(self._budget_token(requests[r[0]])), *r[1][1:]])
+            for r in todo
+            if r[3] is not None
+        ]
         served: set[int] = set()
         for _ in range(2):  # the row's own token, then the next one the way it missed
             if not asks:
@@ -297,6 +307,11 @@ class NMTBackend:
             asks = again
         self.token_served += len(served)
         return [r for r in todo if r[0] not in served]
+
+    def _budget_token(self, req: Request) -> str:
+        """The length token the token path first asks a budgeted request for (`budget_token`)."""
+        assert req.target_chars is not None and self.cfg.length_thresholds is not None
+        return budget_token(char_length(req.text), req.target_chars, self.cfg.length_thresholds)
 
     def _free(self, req: Request) -> bool:
         bounds = (req.target_chars, req.max_chars, req.min_chars)

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 from fitsub.backend import Candidate, Request
 from fitsub.nmt.config import ModelConfig
+from fitsub.nmt.lengths import LENGTH_TOKENS
 from fitsub.nmt.ranking import rerank_key
 from fitsub.quality.lexicon import Lexicon, words_of
 from fitsub.units import char_length, chars_no_space
@@ -82,6 +83,18 @@ def filter_candidates(
         kept.append((rerank_key(score, n, rerank, length_weight), Candidate(text, score, True)))
     kept.sort(key=lambda kc: -kc[0])
     return [c for _, c in kept]
+
+
+def budget_token(src_chars: int, target: int, thresholds: tuple[float, float]) -> str:
+    """The length token a budgeted row first asks for: the class of target / source characters,
+    a ratio on a class's upper edge counting to that class (`length_class` puts it in the next:
+    a row asked for exactly the source's length, iso@1 and hard@1, would ask for `<normal>`,
+    whose outputs run 0-15 % longer than the source, past a hard budget)."""
+    t_short, t_long = thresholds
+    r = target / max(src_chars, 1)
+    return (
+        LENGTH_TOKENS[0] if r <= t_short else LENGTH_TOKENS[1] if r <= t_long else LENGTH_TOKENS[2]
+    )
 
 
 def miss_direction(req: Request, hyps: Sequence[tuple[str, float]]) -> int:

@@ -144,3 +144,12 @@ def test_a_row_that_missed_one_way_is_asked_with_the_next_token_that_way() -> No
     assert token_path.miss_direction(req, [("abcdefghijk", -1.0), ("abcdefghijklm", -2.0)]) == -1
     assert token_path.miss_direction(req, [("abc", -1.0), ("abcdefg", -2.0)]) == 1
     assert token_path.miss_direction(req, [("abc", -1.0), ("abcdefghijklm", -2.0)]) == 0
+
+
+def test_a_row_asked_for_a_ratio_on_a_class_edge_asks_for_that_class() -> None:
+    edges = (1.0, 1.155)
+    assert token_path.budget_token(40, 40, edges) == "<short>"  # exactly the source's length
+    assert token_path.budget_token(40, 41, edges) == "<normal>"
+    assert token_path.budget_token(100, 115, edges) == "<normal>"
+    assert token_path.budget_token(100, 116, edges) == "<long>"
+    assert token_path.budget_token(40, 30, edges) == "<short>"
