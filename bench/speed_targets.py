@@ -13,7 +13,7 @@ Jobs, each a fresh process timed from start to exit, its peak RSS read from the 
 Prints every run, then per job the medians of A and B, B / A, and each target met or not.
 Name the CPU beside the figures (`lscpu`): this machine's speed varies.
 
-    python bench/speed_targets.py --old ../old [--n 800] [--cues 1000] [--threads 2]
+    python bench/speed_targets.py --old ../old [--n 800] [--cues 1000] [--threads 2] [--model M]
         [--repeats 2] [--jobs one txt srt]
 """
 
@@ -35,11 +35,17 @@ sys.path.insert(0, str(ROOT / "bench"))
 ONE = "1\n00:00:01,000 --> 00:00:03,500\nI keep bees in my garden.\n"
 
 
-def run(cmd: list[str], cwd: Path) -> tuple[float, float, float]:
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """(seconds, peak RSS in MB, CPU seconds: user + system) of `cmd` run in `cwd` to its exit;
     fails loudly. On a shared machine the CPU seconds are the steadier figure."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
@@ -66,6 +72,14 @@ def main() -> None:
     ap.add_argument("--source", type=Path, default=ROOT.parent / "shared/data/en-it/dev/ud-pud.en")
     ap.add_argument("--jobs", nargs="+", default=["one", "txt", "srt"])
     ap.add_argument("--model", type=Path, default=ROOT / "models" / "en-it", help="both trees'")
+    ap.add_argument("--a-env", action="append", default=[], help="KEY=VALUE for A's processes")
+    ap.add_argument(
+        "--b-env",
+        action="append",
+        default=[],
+        help="KEY=VALUE for B's processes (with --old .: "
+        "one tree two ways, e.g. FITSUB_TOKEN_PATH=on, the token path against the search)",
+    )
     args = ap.parse_args()
     model = args.model.resolve()
     goal = (
@@ -91,7 +105,10 @@ def main() -> None:
                 for tag, tree in trees.items():
                     cmd = [py, "-m", "fitsub", "translate", str(src), "--lang", "it", "--model",
                            str(model), *extra[job], "--threads", t, "-q", "-o", f"{out}{src.suffix}"]  # fmt: skip
-                    runs.setdefault((job, tag), []).append(run(cmd, tree))
+                    env = dict(
+                        kv.split("=", 1) for kv in (args.a_env if tag == "A" else args.b_env)
+                    )
+                    runs.setdefault((job, tag), []).append(run(cmd, tree, env))
                     s, mb, cpu = runs[(job, tag)][-1]
                     print(
                         f"run {r + 1} {job:4s} {tag}: {s:6.1f} s ({cpu:.1f} s CPU), peak {mb:5.0f} MB",

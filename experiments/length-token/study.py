@@ -31,6 +31,7 @@ from fitsub.eval.evaluate import translate_all
 from fitsub.eval.settings import Setting
 from fitsub.metrics.length import fit_rate, length_compliance
 from fitsub.nmt.backend import NMTBackend
+from fitsub.nmt.token_path import has_token_path
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "en-it" / "dev"
 SYSTEMS = ("A", "B-ldpe", "B-token")
@@ -62,7 +63,7 @@ def run_system(
                 for k in saved["rows"]
             }
     backend = NMTBackend(model, device="cpu", beam=5, threads=threads)
-    backend.token_path = token_path and backend.token_path
+    backend.token_path = token_path and has_token_path(backend.cfg)
     out: dict[tuple[str, str], tuple[list[str], float, int]] = {}
     for name, srcs in sets.items():
         for s in SETTINGS:

@@ -51,9 +51,9 @@ from fitsub.nmt.retry import ask_shorter
 from fitsub.nmt.token_path import (
     budget_token,
     filter_candidates,
-    has_token_path,
     miss_direction,
     next_token,
+    token_path_on,
 )
 from fitsub.quality.lexicon import Lexicon
 from fitsub.quality.links import WordLinks, links_note, model_links
@@ -139,9 +139,10 @@ class NMTBackend:
         # fitsub's search); `engine_note` for the CLI to say once. The torch model is asked for
         # only to convert the weights (once, into the user's cache).
         self.ct2: Ct2Engine | None
-        # fitted rows first asked of CTranslate2 with the length token (fitsub.nmt.token_path);
+        # fitted rows first asked of CTranslate2 with the length token (fitsub.nmt.token_path,
+        # opt-in);
         # `token_served` counts the rows it answered
-        self.token_path, self.token_served = has_token_path(self.cfg), 0
+        self.token_path, self.token_served = token_path_on(self.cfg), 0
         self.ct2, self.engine_note = open_engine(
             self.model_dir,
             self.cfg,

@@ -18,8 +18,11 @@ candidates all fell short of its lower bound with the next longer one (`next_tok
 with none left then (or whose output reached its length cap) goes on to fitsub's LDPE search,
 as every fitted row did before.
 
-`$FITSUB_TOKEN_PATH=off` keeps every fitted row on fitsub's search (the study's comparison,
-bench/).
+Opt-in: `$FITSUB_TOKEN_PATH=on`. The study (docs/results/speed.md, "The length-token study")
+found the token keeps a model's quality, but on the project's CPU the path is no faster than the
+search it spares (CTranslate2's beam-5 n-best costs ~0.55 × fitsub's search of a row there, and
+only 47-73 % of rows are answered), and 12-15 % slower whole-process at two threads; so a model
+that has the token still fits on fitsub's search unless asked.
 """
 
 from __future__ import annotations
@@ -34,16 +37,19 @@ from fitsub.nmt.ranking import rerank_key
 from fitsub.quality.lexicon import Lexicon, words_of
 from fitsub.units import char_length, chars_no_space
 
-TOKEN_PATH_ENV = "FITSUB_TOKEN_PATH"  # "off": fitted rows never go to CTranslate2
+TOKEN_PATH_ENV = "FITSUB_TOKEN_PATH"  # "on": fitted rows first go to CTranslate2
 
 
 def has_token_path(cfg: ModelConfig) -> bool:
-    """Whether the model was trained to follow its length token without a length encoding:
-    a token method whose rows were also trained without LDPE (length dropout) and with the token
-    (token dropout < 1), and not switched off by `$FITSUB_TOKEN_PATH`."""
-    if os.environ.get(TOKEN_PATH_ENV, "").lower() in ("0", "off", "no", "false"):
-        return False
+    """Whether the model was trained to follow its length token without a length encoding (a
+    token method whose rows were also trained without LDPE and without the token)."""
     return cfg.length_token and cfg.token_dropout > 0 and cfg.length_dropout > 0
+
+
+def token_path_on(cfg: ModelConfig) -> bool:
+    """Whether fitted rows take the token path: the model has it and `$FITSUB_TOKEN_PATH` is on."""
+    wanted = os.environ.get(TOKEN_PATH_ENV, "").lower() in ("1", "on", "yes", "true")
+    return wanted and has_token_path(cfg)
 
 
 def bound_length(text: str, req: Request) -> int:
