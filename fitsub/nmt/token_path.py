@@ -21,7 +21,7 @@ as every fitted row did before.
 Opt-in: `$FITSUB_TOKEN_PATH=on`. The study (docs/results/speed.md, "The length-token study")
 found the token keeps a model's quality, but on the project's CPU the path is no faster than the
 search it spares (CTranslate2's beam-5 n-best costs ~0.55 × fitsub's search of a row there, and
-only 47-73 % of rows are answered), and 12-15 % slower whole-process at two threads; so a model
+only 47-73 % of rows are answered), and 16 % slower whole-process at two threads (1.16 ×); so a model
 that has the token still fits on fitsub's search unless asked.
 """
 
