@@ -147,10 +147,12 @@ def stray_marks(source: str, text: str) -> bool:
 
 
 # Degenerate lines (issue 60: dubbing lines of the right spoken length that no one can say):
-# a word or a group of up to `REPEAT_SPAN` words said twice in a row inside one clause
-# ("sull'immigrazione sull'immigrazione", "la la"; "lo facciamo, lo facciamo" is rhetoric), a Spanish "¿" / "¡" or a bracket left open, and, where the
-# source closes its sentence, a line with no closing mark at all ("…que la semana", "- Nein,
-# das": the search's budget ended it, not the model).
+# a Spanish "¿" / "¡" or a bracket left open (any line); and for a line to be spoken, a word or a
+# group of up to `REPEAT_SPAN` words said twice in a row inside one clause ("sull'immigrazione
+# sull'immigrazione", "la la"; "lo facciamo, lo facciamo" is rhetoric) and, where the source
+# closes its sentence, a line with no closing mark at all ("…que la semana", "- Nein, das": the
+# search's budget ended it, not the model). The last two hold only under dubbing's windows:
+# for subtitles and slides they were not measured (a dropped full stop is a subtitler's choice).
 REPEAT_SPAN = 3
 _PAIRS = (("¿", "?"), ("¡", "!"), ("(", ")"), ("«", "»"), ("[", "]"))
 _END_MARKS = ".!?…:;"
@@ -196,17 +198,17 @@ def open_end(source: str, text: str) -> bool:
 
 
 def degenerate(source: str, text: str, lang: str | None, speech: bool = False) -> str | None:
-    """Why `text` cannot stand as the translation of `source` (a phrase left open, a repeat, a
-    mark left open; under `speech`, dubbing's windows, also a line with no end), else None."""
+    """Why `text` cannot stand as the translation of `source` (a phrase or a mark left open;
+    under `speech`, dubbing's windows, also a repeat or a line with no end), else None."""
     word = dangling_end(source, text, lang)
     if word is not None:
         return f"ends on {word!r}"
-    again = repeated_words(source, text)
-    if again is not None:
-        return f"repeats {again!r}"
     mark = unbalanced_marks(source, text)
     if mark is not None:
         return f"leaves {mark!r} open"
-    if speech and open_end(source, text):
-        return "has no end"
-    return None
+    if not speech:
+        return None
+    again = repeated_words(source, text)
+    if again is not None:
+        return f"repeats {again!r}"
+    return "has no end" if open_end(source, text) else None

@@ -322,14 +322,12 @@ class Scripted:
         ]
 
 
-def test_a_fitting_candidate_that_repeats_itself_loses_to_one_that_does_not() -> None:
+def test_a_fitting_candidate_that_leaves_a_mark_open_loses_to_one_that_does_not() -> None:
     doc = parse_document("1\n00:00:01,000 --> 00:00:03,000\nWe talked about it all week.\n", "srt")
+    opts = TranslateOptions(lang="es", limits=limits_for("es"), quality=False)
+    backend = Scripted(["¿Hablamos toda la semana.", "Hablamos toda la semana."])
+    assert translate_document(doc, backend, opts).segments[0].fitted == "Hablamos toda la semana."
+    # a repeat is judged only in a line to be spoken (dubbing): a subtitle keeps the model's pick
     opts = TranslateOptions(lang="it", limits=limits_for("it"), quality=False)
     backend = Scripted(["Ne parlammo la la settimana.", "Ne parlammo tutta la settimana."])
-    got = translate_document(doc, backend, opts).segments[0]
-    assert got.fitted == "Ne parlammo tutta la settimana." and got.fits
-    backend = Scripted(["¿Hablamos toda la semana.", "Hablamos toda la semana."])
-    got = translate_document(
-        doc, backend, TranslateOptions(lang="es", limits=limits_for("es"), quality=False)
-    ).segments[0]
-    assert got.fitted == "Hablamos toda la semana."
+    assert translate_document(doc, backend, opts).segments[0].fitted.startswith("Ne parlammo la la")
