@@ -251,7 +251,7 @@ def choose(
     pool = [*u.ranked(fitted, whole), *u.ranked(free, whole)]
     english = fitter.english(u, free_text) if free_text is not None else 0
 
-    def ends_well(text: str) -> bool:  # no phrase, mark or (dubbing) line left open, no repeat
+    def ends_well(text: str) -> bool:  # no phrase or mark left open; dubbing: no repeat, an end
         return degenerate(u.source, text, fitter.fit.lang, speech=u.window is not None) is None
 
     def usable(c: Candidate) -> bool:  # its terms kept, no word cut, (dubbing) no stray sign
