@@ -9,7 +9,11 @@ Fit only what must be fitted (issue 27, docs/fitting.md):
    terms, carries no quality flag and, with a model that has a lexicon, holds no word outside
    it, its dictionary (`fitsub.quality.dictionary`: real words) and the source (an invented word,
    `unknown-word`) and no English word is kept: it is the output, byte for byte (the file's
-   names and typography aside: `fitsub.pipeline.typeset`). The others are translated under the budget, where the search keeps to the lexicon.
+   names and typography aside: `fitsub.pipeline.typeset`). A one-cue unit (no dialogue turn, no
+   speaking window) whose unconstrained translation misses on length alone takes the first other
+   candidate of its unconstrained n-best that passes the same tests and those of step 3 (no word
+   cut, a well-ended sentence): no search needed (`serve_from_nbest`). The others are translated
+   under the budget, where the search keeps to the lexicon.
 3. Only the others are translated again under the hard budget, asking for the natural length
    capped by the budget (`fitsub.lengthpred.policy`: slot mode asks for the unconstrained
    length or the predictor's, never the whole slot; isometric mode asks for ratio × source).
@@ -191,11 +195,14 @@ def keep_fitting(
     keep: dict[int, list[str] | None] = {}
     paths: dict[int, str] = {}
     texts: dict[int, str] = {}
+    length_only: set[int] = set()  # units whose unconstrained translation misses on length alone
     for ui, u in enumerate(units):
         best = u.pick(free[ui])
         text = u.restored(best)
         texts[ui] = text
         whole = u.shield.complete(best.text) and fitter.clean(u, text)
+        if whole:
+            length_only.add(ui)
         if len(u.cues) == 1 and not whole:
             keep[ui] = None
             continue
@@ -222,12 +229,48 @@ def keep_fitting(
     for ui, u in enumerate(units):
         parts = keep[ui]
         if parts is None:
+            if ui in length_only and serve_from_nbest(u, free[ui], texts[ui], fitter, out, multi):
+                continue
             refit.append(ui)
             continue
         _, lost = u.shield.restore(u.pick(free[ui]).text)
         path = paths[ui] if len(u.cues) > 1 else _path(u, multi)
         out.accept(u, parts, fits=True, lost=lost, free=texts[ui], path=path, refitted=False)
     return refit
+
+
+def serve_from_nbest(
+    u: Unit,
+    free: Sequence[Candidate],
+    free_text: str,
+    fitter: Fitter,
+    out: CueTexts,
+    multi: Collection[int],
+) -> bool:
+    """Accept for a one-cue unit (no dialogue turn, no speaking window) whose unconstrained
+    translation is clean but does not fit (its words are the search's business: a line with an
+    English or an invented word is searched under the lexicon, where the n-best offers the
+    model's guesses, "Ohne Bier" for "Ohne Bees") the first other candidate of its unconstrained
+    n-best that passes
+    every test the kept translation and the fitted pick pass (step 2's: fits, keeps its terms,
+    no flag, no invented or English word; step 3's: cuts no word of the unconstrained
+    translation, ends its sentence well). Such a unit needs no search under its budget (n-best
+    hypothesis chosen by length, the simplest isometric-MT re-ranking). Whether one was."""
+    prot = fitter.fit.planned[u.cues[0]].protected
+    if len(u.cues) != 1 or u.window is not None or (prot is not None and prot.is_dialogue):
+        return False
+    whole = whole_words(u.source, free_text, fitter.known)
+    for cand in u.ranked(free)[1:]:
+        text, lost = u.shield.restore(cand.text)
+        if not (u.shield.complete(cand.text) and whole(text) and fitter.clean(u, text)):
+            continue
+        if degenerate(u.source, text, fitter.fit.lang, speech=False) is not None:
+            continue
+        parts, _ = fitter.parts(u, text)
+        if parts is not None:
+            out.accept(u, parts, fits=True, lost=lost, free=free_text, path=_path(u, multi))
+            return True
+    return False
 
 
 def _path(u: Unit, multi: Collection[int]) -> str:

@@ -181,6 +181,45 @@ def test_the_first_candidate_that_splits_is_kept_before_any_tighter_request() ->
     assert [r.max_chars for r in backend.calls] == [None, 41]  # no tighter request needed
 
 
+def test_a_fitting_candidate_of_the_unconstrained_n_best_is_taken_without_a_search() -> None:
+    doc = _srt((0, 3000, "The train had already left."))  # 27 characters: the budget at 1.0
+    backend = ScriptedBackend(
+        {
+            "The train had already left.": [
+                "Il treno era già partito da ore.",
+                "Il treno era partito.",
+            ]
+        }
+    )
+    result = translate_document(doc, backend, _opts(ratio=1.0, compare=True))
+    (seg,) = result.segments
+    assert seg.budget is not None and seg.budget.chars == 27
+    assert (seg.fitted, seg.fits, seg.refitted) == ("Il treno era partito.", True, True)
+    assert seg.unconstrained == "Il treno era già partito da ore."  # the comparison is unchanged
+    assert [r.max_chars for r in backend.calls] == [None]  # no request under the budget
+
+
+def test_an_n_best_candidate_that_cuts_a_word_still_goes_to_the_search() -> None:
+    doc = _srt((0, 3000, "The train had already left."))
+    backend = ScriptedBackend(
+        {"The train had already left.": ["Il treno era già partito da ore.", "Il treno era part"]}
+    )
+    result = translate_document(doc, backend, _opts(ratio=1.0, compare=False))
+    assert result.segments[0].fitted != "Il treno era part"
+    assert [r.max_chars for r in backend.calls][:2] == [None, 27]  # searched under the budget
+
+
+def test_a_flagged_unconstrained_line_is_searched_not_served_from_the_n_best() -> None:
+    # the first candidate changes the number (a flag of its own): its words are the search's
+    # business, so the n-best's fitting second candidate is not taken without a search
+    doc = _srt((0, 3000, "I have 3 cats at home."))  # 22 characters
+    backend = ScriptedBackend(
+        {"I have 3 cats at home.": ["Ho 4 gatti a casa mia, sai.", "Ho 3 gatti a casa."]}
+    )
+    translate_document(doc, backend, _opts(ratio=1.0, compare=False))
+    assert [r.max_chars for r in backend.calls][:2] == [None, 22]
+
+
 def test_cue_by_cue_is_the_last_resort() -> None:
     # the model only ever answers the joined sentence with one word: no split can exist
     doc = _srt((0, 2000, "When we arrived"), (2100, 4000, "the train had left."))
