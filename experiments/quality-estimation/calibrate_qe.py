@@ -108,7 +108,9 @@ def decode(lang: str, n_mustc: int, n_pud: int, n_short: int) -> None:
 
     rows = dev_lines(lang, n_mustc, n_pud)
     rows += short_lines(lang, n_short, {"mustc-tst-common-a": n_mustc, "ud-pud": n_pud})
-    backend = Recorder(NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1))
+    backend = Recorder(
+        NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1, lang=lang)
+    )
     opts = TranslateOptions(lang=lang, limits=LANGUAGE_LIMITS[lang], quality=False)
     doc = parse_document("\n".join(r[1] for r in rows) + "\n", "slides")
     t0 = time.process_time()
@@ -185,7 +187,7 @@ def signals(lang: str, dropout_passes: int, layer_variants: bool, lengthpred: bo
     from fitsub.quality.score import score_texts, segment_signals, sentence_chrf, source_signals
 
     head, rows = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
-    backend = NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1)
+    backend = NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", threads=1, lang=lang)
     live = [r for r in rows if r["fitted"].strip()]
     sents = [(r["source"], r["fitted"], r["unconstrained"]) for r in live]
     t0 = time.process_time()
@@ -295,7 +297,9 @@ def flag_precision(rows: dict[str, list[dict[str, Any]]]) -> None:
         _, every = read_jsonl(CACHE / f"en-{lang}.decode.jsonl")
         seen: set[str] = set()  # each source once, as load_all keeps them
         dec = [d for d in every if not (d["source"] in seen or seen.add(d["source"]))]
-        known = set(NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu").known_words())
+        known = set(
+            NMTBackend(ROOT / "models" / f"en-{lang}", device="cpu", lang=lang).known_words()
+        )
         for d in dec:
             known.update(words(d["unconstrained"] or ""))
         before: Counter[str] = Counter()
