@@ -38,12 +38,12 @@ from fitsub.backend import TranslationBackend
 from fitsub.document import Document
 from fitsub.pipeline.assemble import SegmentResult, TranslationResult, assemble, flag_segments
 from fitsub.pipeline.estimate import with_quality
+from fitsub.pipeline.fitter import Fitter
 from fitsub.pipeline.forced_terms import with_dictionary_terms
 from fitsub.pipeline.inline import translate_tagged
 from fitsub.pipeline.plan import PlannedSegment, TranslateOptions, plan, sentence_groups
 from fitsub.pipeline.respeak import respeak
 from fitsub.pipeline.run import (
-    Fitter,
     Progress,
     Runner,
     per_cue,

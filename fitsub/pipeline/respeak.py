@@ -22,7 +22,8 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from fitsub.pipeline.run import Fitter, Runner
+from fitsub.pipeline.fitter import Fitter
+from fitsub.pipeline.run import Runner
 from fitsub.pipeline.share import SINGLE, CueTexts
 from fitsub.pipeline.work import Unit, whole_words
 from fitsub.quality.sentence_end import degenerate, stray_marks
