@@ -1,6 +1,6 @@
 """The shipped multilingual model (`models/en-multi`): one set of weights writes whichever of
-its four languages `--lang` asks for; the default for Spanish (`models/en-es` links to it), not
-for the others."""
+its four languages `--lang` asks for. Spanish's default (`models/en-es`) is that model continued
+on Spanish: multilingual weights of its own; the others' defaults are per-language models."""
 
 from __future__ import annotations
 
@@ -52,16 +52,23 @@ def test_each_output_is_in_the_language_asked_for(outputs: dict[str, str]) -> No
                 assert own > _mean_zipf(text, other), (lang, other, text)
 
 
-def test_it_is_the_default_model_of_spanish_alone() -> None:
+def test_spanish_alone_defaults_to_a_multilingual_model_with_weights_of_its_own() -> None:
     from fitsub.nmt.checkpoint import read_config
 
     for lang in ("it", "de", "fr", "es"):
         default = resolve_model_dir(None, "en", lang)
         assert default.name == f"en-{lang}"
         assert (default / "lexicon.txt.gz").is_file()  # its language's own, in every case
-        multi = (default / "model.safetensors").resolve() == (MULTI / "model.safetensors")
-        assert multi == (lang == "es"), lang
-        assert bool(read_config(default)["model"].get("tgt_langs")) == (lang == "es")
+        assert not (default / "model.safetensors").is_symlink(), lang
+        multi_cfg = read_config(default)["model"].get("tgt_langs")
+        assert bool(multi_cfg) == (lang == "es"), lang
+    # Spanish's: en-multi's shape and languages, continued on Spanish (other weights)
+    es, multi = read_config(REPO / "models" / "en-es")["model"], read_config(MULTI)["model"]
+    shape = ("arch", "d_model", "enc_layers", "dec_layers", "vocab_size", "method", "tgt_langs")
+    assert [es.get(k) for k in shape] == [multi.get(k) for k in shape]
+    assert es["tgt_langs"] == multi["tgt_langs"] and "es" in es["tgt_langs"]
+    es_bytes = (REPO / "models" / "en-es" / "model.safetensors").read_bytes()
+    assert es_bytes != (MULTI / "model.safetensors").read_bytes()
     # the per-language model it replaced is whole beside it
     single = REPO / "models" / "en-es-single"
     assert read_config(single)["model"]["tgt_lang"] == "es"
