@@ -8,6 +8,7 @@
 # Continue a stopped run: RESUME=1 recipes/dialogue/train-lang.sh LANG MAX_TIME
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source recipes/dialogue/finetune.sh
 L=$1
 MAX_TIME=${2:-110m}
 SCALE=${3:-0.2}
@@ -28,13 +29,7 @@ PY
 if [[ -z ${RESUME:-} ]]; then
   $FITSUB prepare --data "$B/data/en-$L" --tgt "$L" --dev "$B/dev/en-$L/sel" \
     --corpus opensubtitles-f "${OLD[@]}" --tokenizer "$M" --out "$B/prep-$L" --threads 1 --force
-  INIT=(--init-from "$M" --force)
-else
-  INIT=(--resume)
 fi
 
-# 2. The fine-tune on one core (taskset -c 0; give everything else --threads 1).
-taskset -c 0 $FITSUB train --prepared "$B/prep-$L" --out "runs/dialogue-$L" "${INIT[@]}" \
-  --dropout 0.1 --max-tokens 4096 --lr 3e-4 --warmup 50 --lr-schedule deadline \
-  --eval-every 100000 --eval-time 15m --bleu-sentences 200 --patience 0 --keep-checkpoints 3 \
-  --device cpu --threads 1 --no-compile --max-time "$MAX_TIME" --export "runs/dialogue-$L-model"
+# 2. The fine-tune on one core (recipes/dialogue/finetune.sh).
+finetune "$B/prep-$L" "runs/dialogue-$L" "$M" "$MAX_TIME"

@@ -9,6 +9,7 @@
 # Continue a stopped run: RESUME=1 recipes/dialogue/train-multi-lang.sh LANG MAX_TIME
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source recipes/dialogue/finetune.sh
 L=$1
 MAX_TIME=${2:-100m}
 OTHERS=${3:-0.1}
@@ -27,13 +28,7 @@ done
 if [[ -z ${RESUME:-} ]]; then
   $FITSUB prepare --data "$B/data/en-{tgt}" --tgt it,de,fr,es --dev "$B/dev/en-{tgt}/sel" \
     "${SPECS[@]}" --tokenizer "$M" --vocab-size 16000 --out "$B/prep-multi-$L" --threads 1 --force
-  INIT=(--init-from "$M" --force)
-else
-  INIT=(--resume)
 fi
 
-# 2. The fine-tune on one core (taskset -c 0; give everything else --threads 1).
-taskset -c 0 $FITSUB train --prepared "$B/prep-multi-$L" --out "runs/dialogue-multi-$L" "${INIT[@]}" \
-  --dropout 0.1 --max-tokens 4096 --lr 3e-4 --warmup 50 --lr-schedule deadline \
-  --eval-every 100000 --eval-time 15m --bleu-sentences 200 --patience 0 --keep-checkpoints 3 \
-  --device cpu --threads 1 --no-compile --max-time "$MAX_TIME" --export "runs/dialogue-multi-$L-model"
+# 2. The fine-tune on one core (recipes/dialogue/finetune.sh).
+finetune "$B/prep-multi-$L" "runs/dialogue-multi-$L" "$M" "$MAX_TIME"
