@@ -56,13 +56,6 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[f
 
 
 def main() -> None:
-    from speed_ab import CT2_ALONE, converted_weights
-    from translate_srt import build_srt
-
-    from fitsub.nmt.config import ModelConfig
-    from fitsub.nmt.model_files import read_config
-    from fitsub.nmt.token_path import has_token_path
-
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--old", type=Path, required=True, help="a checkout of the release before")
     ap.add_argument("--n", type=int, default=800)
@@ -80,23 +73,21 @@ def main() -> None:
         help="KEY=VALUE for B's processes (with --old .: "
         "one tree two ways, e.g. FITSUB_TOKEN_PATH=on, the token path against the search)",
     )
+    ap.add_argument("--prepare-into", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     model = args.model.resolve()
-    goal = (
-        0.6 if has_token_path(ModelConfig.from_dict(read_config(model)["model"])) else 0.3
-    )  # the issue's two targets
-    converted = str(converted_weights(model))
+    if args.prepare_into is not None:  # the child that writes the inputs (see `prepared`)
+        prepare(args, model)
+        return
     py, t = sys.executable, str(args.threads)
     trees = {"A": args.old.resolve(), "B": ROOT}
     with tempfile.TemporaryDirectory() as tmp:
         files = {"one": Path(tmp) / "one.srt", "txt": Path(tmp) / "dev.txt"}
         files["srt"] = Path(tmp) / "long.srt"
-        files["one"].write_text(ONE, encoding="utf-8")
-        if "txt" in args.jobs:
-            lines = args.source.read_text("utf-8").splitlines()[: args.n]
-            files["txt"].write_text("\n".join(lines) + "\n", encoding="utf-8")
-        files["srt"].write_text(build_srt(args.cues), encoding="utf-8")
+        goal, converted = prepared(Path(tmp))
         out = Path(tmp) / "out"
+        from speed_ab import CT2_ALONE
+
         extra = {"one": [], "txt": ["--no-compare", "--beam", "5"], "srt": []}
         runs: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for r in range(args.repeats):
@@ -144,6 +135,41 @@ def main() -> None:
         mb = med[("srt", "B")][1]
         met = "met" if mb <= 500 else "not met"
         print(f"target peak RSS <= 500 MB at {args.cues} cues: B {mb:.0f} MB, {met}")
+
+
+def prepared(folder: Path) -> tuple[float, str]:
+    """The inputs written into `folder` by a child process (`prepare`): this process keeps only
+    the standard library, so the children it starts begin small (the kernel counts a child's
+    peak RSS from the fork, when it is still a copy of this process); (the target ratio, the
+    CTranslate2 weights' folder)."""
+    proc = subprocess.run(
+        [sys.executable, __file__, *sys.argv[1:], "--prepare-into", str(folder)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    goal, converted = proc.stdout.strip().splitlines()[-1].split("\t")
+    return float(goal), converted
+
+
+def prepare(args: argparse.Namespace, model: Path) -> None:
+    """Write the jobs' inputs into `args.prepare_into`; print the target ratio (0.6 with a
+    length-token model, else 0.3: the issue's two) and the converted weights' folder."""
+    from speed_ab import converted_weights
+    from translate_srt import build_srt
+
+    from fitsub.nmt.config import ModelConfig
+    from fitsub.nmt.model_files import read_config
+    from fitsub.nmt.token_path import has_token_path
+
+    folder = args.prepare_into
+    (folder / "one.srt").write_text(ONE, encoding="utf-8")
+    if "txt" in args.jobs:
+        lines = args.source.read_text("utf-8").splitlines()[: args.n]
+        (folder / "dev.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "long.srt").write_text(build_srt(args.cues), encoding="utf-8")
+    goal = 0.6 if has_token_path(ModelConfig.from_dict(read_config(model)["model"])) else 0.3
+    print(f"{goal}\t{converted_weights(model)}")
 
 
 if __name__ == "__main__":

@@ -199,6 +199,7 @@ def signals(lang: str, dropout_passes: int, layer_variants: bool, lengthpred: bo
     by_id = {id(r): sc for r, sc in zip(live, scores, strict=True)}
     last_of: dict[int, Any] = {}
     if layer_variants:  # the last layer only (measured in the second calibration)
+        backend.score_on_ct2 = False  # the coverage signals: fitsub's decoder's cross-attention
         backend.attention_layers = (backend.cfg.dec_layers - 1,)
         last = score_texts(backend, sents, 0)
         assert last is not None

@@ -133,8 +133,10 @@ class NMTBackend:
         # and `links_note` says so once)
         self.links: WordLinks | None = model_links(files, tuple(self.cfg.targets))
         self.links_note = None if self.links is not None else links_note(files)
-        # the decoder layers whose cross-attention `score_outputs` averages (None: all)
+        # the decoder layers whose cross-attention `score_outputs` averages (None: all), read when
+        # fitsub's decoder scores: `score_on_ct2` False (calibrations of the coverage signals)
         self.attention_layers: tuple[int, ...] | None = None
+        self.score_on_ct2 = True
         # the unconstrained pass on CTranslate2 where it can run it (fitsub.nmt.ct2; int8 keeps
         # fitsub's search); `engine_note` for the CLI to say once. The torch model is asked for
         # only to convert the weights (once, into the user's cache).
@@ -364,25 +366,35 @@ class NMTBackend:
     ) -> list[OutputScore]:
         """The model's scores of each given output (see `fitsub.backend.ScoresOutputs`).
 
-        Forced decoding (`fitsub.nmt.torch_decoder.TorchDecoder.score`), the length signal as
-        `translate` gives it for the request, in batches of outputs sorted by length; the
-        Monte-Carlo dropout passes seeded there: a segment's score does not depend on the
-        segments beside it nor on the run.
+        Forced decoding in batches of outputs sorted by length. A model that decodes without a
+        length (`supports_unconstrained`) scores every output without one, whatever length the
+        request asks (the quality score is calibrated so: `fitsub.quality.model.json`), on
+        CTranslate2 where it runs the unconstrained pass (`fitsub.nmt.ct2_score`: no torch);
+        dropout passes, a model that always takes a length (the request's), `score_on_ct2` off or
+        no CTranslate2: fitsub's decoder (`TorchDecoder.score`, the dropout passes seeded there:
+        a segment's score depends neither on the segments beside it nor on the run).
         """
         out = [OutputScore((), ()) for _ in requests]
         todo: list[tuple[int, list[int], int, list[int]]] = []
         for i, (req, text) in enumerate(zip(requests, outputs, strict=True)):
             if req.text.strip() and text.strip():
                 ids, units, _ = self._prepare(req)
-                out_ids = [*self.tokenizer.encode(text), self.cfg.eos_id]
-                out_ids = out_ids[: self.cfg.max_positions]
-                todo.append((i, ids, units, out_ids))
+                out_ids = [*self.tokenizer.encode(text), self.cfg.eos_id][: self.cfg.max_positions]
+                todo.append((i, ids, -1 if self.supports_unconstrained else units, out_ids))
         if not todo:
             return out
         todo.sort(key=lambda r: len(r[1]) + len(r[3]))
-        scores = self.decoder.score(
-            [r[1:] for r in todo], self.batch_size, dropout_passes, self.attention_layers
-        )
+        no_length = all(r[2] < 0 for r in todo)
+        if self.ct2 is not None and self.score_on_ct2 and not dropout_passes and no_length:
+            from fitsub.nmt.ct2_score import forced_scores
+
+            scores = forced_scores(
+                self.ct2, self.tokenizer, [r[1::2] for r in todo], self.batch_size
+            )
+        else:
+            scores = self.decoder.score(
+                [r[1:] for r in todo], self.batch_size, dropout_passes, self.attention_layers
+            )
         for r, sc in zip(todo, scores, strict=True):
             out[r[0]] = sc
         return out

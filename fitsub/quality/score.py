@@ -6,8 +6,10 @@ by a logistic regression fitted on dev lines a reader marked (`experiments/quali
 the coefficients ship in `model.json` beside this module, docs/quality.md explains them):
 
 * `logprob`: the length-normalised log-probability of the fitted output under the model,
-  forced decoding given the source and the output's own length (Fomicheva et al.'s TP, eq. 1:
-  (1/T) sum_t log p(y_t | y_<t, x));
+  forced decoding given the source (Fomicheva et al.'s TP, eq. 1: (1/T) sum_t log p(y_t |
+  y_<t, x)) and no length: a model that decodes without one is scored as its unconstrained pass
+  translates, on CTranslate2 where that pass runs (`fitsub.nmt.ct2_score`); a model that always
+  takes a length is given the output's own (`scoring_request`, `NMTBackend.score_outputs`);
 * `min_logprob`: the least likely token's log-probability (one invented word shows there);
 * `entropy`: the mean entropy of the next-token distributions along the output (Softmax-Ent);
 * `dropout_std`: the standard deviation of TP over `dropout_passes` Monte-Carlo dropout passes
@@ -171,7 +173,9 @@ def segment_signals(
 
 
 def scoring_request(source: str, fitted: str) -> Request:
-    """The request a fitted output is scored under: its source, asking for its own length."""
+    """The request a fitted output is scored under: its source, asking for its own length (read
+    only by a model that always takes a length; `NMTBackend.score_outputs` scores the others
+    without one)."""
     return Request(source, target_chars=max(1, char_length(fitted)), lexicon=True)
 
 

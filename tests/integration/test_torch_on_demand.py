@@ -1,6 +1,7 @@
 """A checkpoint's backend imports torch only when a pass needs fitsub's own decoder (issue 59):
 opening it and the unconstrained pass on CTranslate2 load no torch; a fitted request (a length,
-a budget) and the forced scoring of the quality score do; converting the weights does too."""
+a budget), Monte-Carlo dropout passes and converting the weights do; the forced scoring of the
+quality score runs on CTranslate2 (`fitsub.nmt.ct2_score`) and loads none."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ seen["engine"] = backend.ct2 is not None
 if sys.argv[2] == "fit":
     backend.translate([Request("3 1 4 1 5", target_chars=5, max_chars=6, lexicon=True)])
 else:
-    backend.score_outputs([Request("3 1 4 1 5", target_chars=9)], [free[0][0].text])
+    passes = 2 if sys.argv[2] == "dropout" else 0
+    backend.score_outputs([Request("3 1 4 1 5", target_chars=9)], [free[0][0].text], passes)
 seen["after"] = "torch" in sys.modules
 print(json.dumps({"seen": seen, "free": [c[0].text for c in free]}))
 """
@@ -50,7 +52,7 @@ def copier(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def steps(model: Path, then: str, cache: Path | None = None) -> dict[str, object]:
-    """What the fresh interpreter saw (`STEPS`), `then` "fit" or "score"; `cache`: its own
+    """What the fresh interpreter saw (`STEPS`), `then` "fit", "score" or "dropout"; `cache`: its own
     $XDG_CACHE_HOME (else this session's, where the weights are converted)."""
     env = dict(os.environ) if cache is None else {**os.environ, "XDG_CACHE_HOME": str(cache)}
     proc = subprocess.run(
@@ -65,10 +67,15 @@ def steps(model: Path, then: str, cache: Path | None = None) -> dict[str, object
     return out
 
 
-@pytest.mark.parametrize("then", ["fit", "score"])
-def test_torch_is_imported_only_when_fitsubs_decoder_is_needed(copier: Path, then: str) -> None:
+@pytest.mark.parametrize(
+    ("then", "torch_after"), [("fit", True), ("score", False), ("dropout", True)]
+)
+def test_torch_is_imported_only_when_fitsubs_decoder_is_needed(
+    copier: Path, then: str, torch_after: bool
+) -> None:
     got = steps(copier, then)
-    assert got["seen"] == {"open": False, "unconstrained": False, "engine": True, "after": True}
+    want = {"open": False, "unconstrained": False, "engine": True, "after": torch_after}
+    assert got["seen"] == want
     # the same unconstrained outputs as a process that had torch loaded from the start
     here = NMTBackend(copier, device="cpu", beam=2, threads=1)
     want = here.translate([Request("3 1 4 1 5"), Request("9 2 6")])
