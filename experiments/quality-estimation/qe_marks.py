@@ -320,8 +320,12 @@ def fit(write: bool, features: Sequence[str] | None) -> None:
             "to need retranslating than not"
         )
         js = {**model, "threshold": DECISION, "dropout_passes": 0, "about": about}
-        MODEL_FILE.write_text(json.dumps(js, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {MODEL_FILE}")
+        # the per-language and per-register thresholds carried over: choose them again for the
+        # new score (`threshold --lang`, register_calibrate.py --fit)
+        shipped = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+        kept = {k: shipped[k] for k in ("thresholds", "register_thresholds") if k in shipped}
+        MODEL_FILE.write_text(json.dumps({**js, **kept}, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {MODEL_FILE}; carried over, to choose again: {', '.join(kept) or 'none'}")
 
 
 def tradeoff(cuts: Sequence[float]) -> None:

@@ -1,6 +1,7 @@
 """The quality score's forced pass on CTranslate2 (fitsub.nmt.ct2_score): the same token
 log-probabilities and entropies as fitsub's own decoder without a length, whatever length the
-request asks; Monte-Carlo dropout and a model that always takes a length keep fitsub's decoder."""
+request asks; once that decoder is loaded, Monte-Carlo dropout and a model that always takes a
+length, fitsub's decoder scores."""
 
 from __future__ import annotations
 
@@ -68,6 +69,18 @@ def test_ctranslate2_scores_as_fitsubs_decoder_without_a_length(copier: Path) ->
         )
         assert a.attention == () and b.attention != ()
     assert min(fast[1].token_logprobs) < min(fast[0].token_logprobs)
+
+
+def test_once_fitsubs_decoder_is_loaded_it_scores(copier: Path) -> None:
+    # a file whose lines needed the search: the decoder's forced pass (every step at once) is
+    # the faster, and gives the same numbers
+    backend = NMTBackend(copier, device="cpu", beam=2, threads=1)
+    before = backend.score_outputs([Request(TEXTS[0])], [TEXTS[0]])[0]
+    assert before.attention == ()  # CTranslate2's
+    backend.translate([Request(TEXTS[0], target_chars=9, max_chars=9, lexicon=True)])
+    after = backend.score_outputs([Request(TEXTS[0])], [TEXTS[0]])[0]
+    assert after.attention != ()  # fitsub's decoder's
+    assert after.token_logprobs == pytest.approx(before.token_logprobs, abs=2e-2)
 
 
 def test_dropout_passes_keep_fitsubs_decoder(copier: Path) -> None:
