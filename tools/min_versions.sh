@@ -2,7 +2,8 @@
 # The declared floors, tested: a throwaway virtual environment with every runtime dependency at
 # its minimum (constraints-min.txt; torch stays the local CPU build of constraints.txt), then
 # `fitsub --help`, a dry run with `--model identity`, one real translation with the shipped
-# en-it model and its unconstrained pass on CTranslate2 (greedy, as fitsub's own search). Run by
+# en-it model, its unconstrained pass on CTranslate2 (greedy, as fitsub's own search) and the quality
+# score's forced pass (on fitsub's decoder before ctranslate2 4.4, the same numbers). Run by
 # `make test` (the `min-versions` target); needs the package index.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,5 +48,16 @@ own = NMTBackend("models/en-it", device="cpu", beam=1, threads=1)
 got = [c[0].text for c in fast.translate([Request(t) for t in texts])]
 assert got == [c[0].text for c in own.translate([Request(t) for t in texts])], got
 print(f"min-versions: the unconstrained pass on ctranslate2 {ctranslate2.__version__}: greedy as fitsub's own")
+# the quality score's forced pass: on CTranslate2 from 4.4, on fitsub's decoder before; the same
+from fitsub.nmt.ct2_score import supported
+del os.environ["FITSUB_CT2"]
+scorer = NMTBackend("models/en-it", device="cpu", beam=1, threads=1)
+scores = scorer.score_outputs([Request(t) for t in texts], got)
+ref = own.score_outputs([Request(t) for t in texts], got)
+for a, b in zip(scores, ref, strict=True):
+    assert len(a.token_logprobs) == len(b.token_logprobs) > 1
+    assert max(abs(x - y) for x, y in zip(a.entropies, b.entropies)) < 0.02
+engine = "CTranslate2" if supported() else "fitsub's decoder"
+print(f"min-versions: the quality score's forced pass on {engine}")
 PY
 echo "min-versions: fitsub --help, an identity run, a real translation and CTranslate2's pass passed"

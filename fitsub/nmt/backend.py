@@ -369,7 +369,7 @@ class NMTBackend:
         Forced decoding in batches of outputs sorted by length. A model that decodes without a
         length (`supports_unconstrained`) scores every output without one, whatever length the
         request asks (the quality score is calibrated so: `fitsub.quality.model.json`), on
-        CTranslate2 where it runs the unconstrained pass, until fitsub's decoder is loaded
+        CTranslate2 (>= 4.4) where it runs the unconstrained pass, until fitsub's decoder is loaded
         (`fitsub.nmt.ct2_score`: no torch; the two agree within 2e-3 nats); dropout passes, a
         model that always takes a length (the request's), `score_on_ct2` off or no CTranslate2:
         fitsub's decoder (`TorchDecoder.score`, dropout seeded there per segment).
@@ -384,10 +384,10 @@ class NMTBackend:
         if not todo:
             return out
         todo.sort(key=lambda r: len(r[1]) + len(r[3]))
-        idle = "decoder" not in self.__dict__ and self.score_on_ct2 and not dropout_passes
-        if self.ct2 is not None and idle and all(r[2] < 0 for r in todo):
-            from fitsub.nmt.ct2_score import forced_scores
+        from fitsub.nmt.ct2_score import forced_scores, supported
 
+        idle = "decoder" not in self.__dict__ and self.score_on_ct2 and not dropout_passes
+        if self.ct2 is not None and idle and supported() and all(r[2] < 0 for r in todo):
             scores = forced_scores(
                 self.ct2, self.tokenizer, [r[1::2] for r in todo], self.batch_size
             )

@@ -12,12 +12,15 @@ and a decoding length that ends one step after the prefix, where the end of sent
 No torch is imported: a file whose translations all came from CTranslate2 is translated and
 scored without fitsub's own decoder. `fitsub.nmt.torch_decoder.TorchDecoder.score` computes the
 same quantities (and the cross-attention, which CTranslate2 does not give here) for the rows
-and models this path does not take; `tests/unit/test_ct2_score.py` checks that both agree.
+and models this path does not take, and with a ctranslate2 older than 4.4 (no
+`return_logits_vocab`: `supported`); `tests/unit/test_ct2_score.py` checks that both agree.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +33,18 @@ if TYPE_CHECKING:
     from fitsub.nmt.ct2 import Ct2Engine
 
 ScoredRow = tuple[list[int], list[int]]  # (source ids ending with EOS, output ids ending with EOS)
+SINCE = (4, 4)  # the first ctranslate2 here whose translate_batch has return_logits_vocab (4.0 and
+# 4.1 have not; 4.2 and 4.3 were not checked): an older one leaves scoring to fitsub's decoder
+
+
+@functools.cache
+def supported() -> bool:
+    """Whether the installed ctranslate2 returns each step's distribution (`SINCE`)."""
+    try:
+        major, minor = (int(x) for x in version("ctranslate2").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= SINCE
 
 
 def step_signals(logits: np.ndarray, gold: Sequence[int]) -> tuple[list[float], list[float]]:

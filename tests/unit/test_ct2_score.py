@@ -13,6 +13,7 @@ import pytest
 from factories import train_tiny
 
 from fitsub.backend import OutputScore, Request
+from fitsub.nmt import ct2_score
 from fitsub.nmt.backend import NMTBackend
 from fitsub.nmt.checkpoint import save_checkpoint
 from fitsub.nmt.ct2_score import step_signals
@@ -98,3 +99,27 @@ def test_a_model_that_always_takes_a_length_is_scored_with_the_requests(tmp_path
         backend.score_outputs([Request(TEXTS[0], target_chars=n)], [TEXTS[0]])[0] for n in (3, 30)
     )
     assert short.token_logprobs != pytest.approx(long_.token_logprobs, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("installed", "scores"), [("4.0.0", False), ("4.1.0", False), ("4.4.0", True), ("4.10.2", True)]
+)
+def test_only_a_ctranslate2_that_returns_the_distributions_scores(
+    installed: str, scores: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ct2_score, "version", lambda _: installed)
+    ct2_score.supported.cache_clear()
+    try:
+        assert ct2_score.supported() is scores
+    finally:
+        ct2_score.supported.cache_clear()
+
+
+def test_an_older_ctranslate2_leaves_scoring_to_fitsubs_decoder(
+    copier: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ct2_score, "supported", lambda: False)
+    backend = NMTBackend(copier, device="cpu", beam=2, threads=1)
+    assert backend.ct2 is not None
+    got = backend.score_outputs([Request(TEXTS[0])], [TEXTS[0]])[0]
+    assert "decoder" in backend.__dict__ and got.attention != ()
