@@ -1,7 +1,13 @@
 # Sourced by recipes/dialogue/train-lang.sh and train-multi-lang.sh: the dialogue fine-tune's
 # one training command. finetune PREPARED RUN MODEL MAX_TIME: continue MODEL (or, with RESUME
 # set, the stopped run RUN) on PREPARED, on one core (taskset -c 0; give everything else
-# --threads 1), the export in RUN-model.
+# --threads 1), the export in RUN-model. Sourcing it also sets the scripts' common ground: strict
+# mode, the repository root as the working directory, $FITSUB and $B (the recipe's build folder).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+FITSUB=${FITSUB:-.venv/bin/fitsub}
+B=build/dialogue
+
 finetune() {
   local prep=$1 run=$2 model=$3 max_time=$4
   local init=(--init-from "$model" --force)

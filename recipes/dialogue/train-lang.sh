@@ -6,14 +6,10 @@
 # ../shared/data stays under build/ (never committed).
 # Usage: recipes/dialogue/train-lang.sh LANG [MAX_TIME] [SCALE]   (defaults 110m, 0.2)
 # Continue a stopped run: RESUME=1 recipes/dialogue/train-lang.sh LANG MAX_TIME
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source recipes/dialogue/finetune.sh
+source "$(dirname "$0")/finetune.sh"  # strict mode, the repository root, $FITSUB, $B
 L=$1
 MAX_TIME=${2:-110m}
 SCALE=${3:-0.2}
-FITSUB=${FITSUB:-.venv/bin/fitsub}
-B=build/dialogue
 M=models/en-$L
 
 # 1. The mix: the subtitles at 1, the model's own corpora at SCALE x their weight.

@@ -7,14 +7,10 @@
 # build/ (never committed).
 # Usage: recipes/dialogue/train-multi-lang.sh LANG [MAX_TIME] [OTHERS]   (defaults 100m, 0.1)
 # Continue a stopped run: RESUME=1 recipes/dialogue/train-multi-lang.sh LANG MAX_TIME
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-source recipes/dialogue/finetune.sh
+source "$(dirname "$0")/finetune.sh"  # strict mode, the repository root, $FITSUB, $B
 L=$1
 MAX_TIME=${2:-100m}
 OTHERS=${3:-0.1}
-FITSUB=${FITSUB:-.venv/bin/fitsub}
-B=build/dialogue
 M=models/en-multi
 
 # 1. The mix: LANG's subtitles at 1 and its old corpora at the dialogue weights (train.sh), the
